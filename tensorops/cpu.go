@@ -1,0 +1,392 @@
+package tensorops
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+
+	"gorgonia.org/tensor"
+)
+
+// CPUVector is the CPU backend's Vector: a plain float64 slice. The CPU
+// backend accepts any CPUVector, including ones the caller built from its
+// own slices (they are used without copying).
+type CPUVector []float64
+
+// Len returns len(v).
+func (v CPUVector) Len() int { return len(v) }
+
+// cpuMatrix aliases the backing slice of a row-major tensor; exactly one of
+// f64 and f32 is set.
+type cpuMatrix struct {
+	m, n int
+	f64  []float64
+	f32  []float32
+}
+
+func (a *cpuMatrix) Dims() (m, n int) { return a.m, a.n }
+
+func (a *cpuMatrix) Precision() Precision {
+	if a.f32 != nil {
+		return Float32
+	}
+	return Float64
+}
+
+// CPU is the host backend. Passes over the payoff matrix are split across a
+// fixed set of worker goroutines that live as long as the backend: by rows
+// when there are enough of them (each worker keeps a private partial Aᵀp,
+// summed in a fixed order afterwards, so results do not depend on
+// scheduling), by columns otherwise (a 1×n matrix still uses every worker).
+// The inner loops are AVX-512 or AVX2 kernels where the CPU has them.
+//
+// Successive passes alternate the direction in which each worker walks its
+// rows: the rows a pass reads last are still in the last-level cache when the
+// next pass starts with them. This changes the order of the floating-point
+// sums in Aᵀp from one pass to the next (by rounding only); runs with the same
+// inputs and thread count remain bit-for-bit reproducible.
+type CPU struct {
+	threads int
+	pool    *pool
+	job     opJob
+	// partial[w] is worker w's private Aᵀp accumulator (worker 0 writes the
+	// result vector directly); rowDots[w] its share of A q in column mode.
+	partial [][]float64
+	rowDots [][]float64
+	passes  uint64
+}
+
+var _ Backend = (*CPU)(nil)
+
+// Matrices with fewer entries than this are processed on the calling
+// goroutine: waking the workers costs a few microseconds.
+const parallelMinEntries = 1 << 16
+
+// Column blocks keep the slices of q and of the Aᵀp accumulator that a sweep
+// of rows touches inside the L2 cache (2 × 16384 × 8 B = 256 KiB).
+const colBlock = 16384
+
+// NewCPU returns a CPU backend that uses the given number of worker threads;
+// threads <= 0 means runtime.GOMAXPROCS(0). Close it to stop its workers (an
+// unreachable CPU stops them as well, when it is garbage collected).
+func NewCPU(threads int) *CPU {
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	c := &CPU{threads: threads}
+	c.job.c = c
+	c.job.dots = make([][8]float64, threads)
+	c.partial = make([][]float64, threads)
+	c.rowDots = make([][]float64, threads)
+	if threads > 1 {
+		c.pool = newPool(threads)
+		runtime.AddCleanup(c, func(p *pool) { p.close() }, c.pool)
+	}
+	return c
+}
+
+// Name returns "cpu".
+func (c *CPU) Name() string { return "cpu" }
+
+// Threads returns the number of worker threads.
+func (c *CPU) Threads() int { return c.threads }
+
+// Kernels names the inner-loop implementation in use ("avx512", "avx2" or
+// "generic"); the environment variable GPUMP_KERNELS can force one.
+func (c *CPU) Kernels() string { return kernelName() }
+
+// Close stops the worker goroutines. The backend must not be used afterwards.
+func (c *CPU) Close() error {
+	if c.pool != nil {
+		c.pool.close()
+		c.pool = nil
+	}
+	return nil
+}
+
+// NewMatrix wraps a row-major float64 or float32 tensor without copying it.
+func (c *CPU) NewMatrix(t *tensor.Dense) (Matrix, error) {
+	if t == nil {
+		return nil, errors.New("tensorops: nil matrix")
+	}
+	shape := t.Shape()
+	if len(shape) != 2 {
+		return nil, fmt.Errorf("tensorops: payoff matrix must be 2-D, got shape %v", shape)
+	}
+	m, n := shape[0], shape[1]
+	if m <= 0 || n <= 0 {
+		return nil, fmt.Errorf("tensorops: empty payoff matrix (%d×%d)", m, n)
+	}
+	if t.DataOrder().IsColMajor() || t.IsView() {
+		return nil, errors.New("tensorops: payoff matrix must be a contiguous row-major tensor")
+	}
+	a := &cpuMatrix{m: m, n: n}
+	switch d := t.Data().(type) {
+	case []float64:
+		a.f64 = d[:m*n]
+	case []float32:
+		a.f32 = d[:m*n]
+	default:
+		return nil, fmt.Errorf("tensorops: unsupported payoff matrix dtype %v (want float64 or float32)", t.Dtype())
+	}
+	for w := range c.threads {
+		if w > 0 && len(c.partial[w]) < n {
+			c.partial[w] = make([]float64, n)
+		}
+		if len(c.rowDots[w]) < m && m < 4*c.threads {
+			c.rowDots[w] = make([]float64, m)
+		}
+	}
+	return a, nil
+}
+
+// NewVector returns a zeroed CPUVector.
+func (c *CPU) NewVector(n int) (Vector, error) {
+	if n < 0 {
+		return nil, fmt.Errorf("tensorops: negative vector length %d", n)
+	}
+	return make(CPUVector, n), nil
+}
+
+// Free does nothing: CPU memory is garbage collected.
+func (c *CPU) Free(...any) {}
+
+// Load copies src into dst.
+func (c *CPU) Load(dst Vector, src []float64) error {
+	d := vec(dst)
+	if len(d) != len(src) {
+		panic("tensorops: Load length mismatch")
+	}
+	copy(d, src)
+	return nil
+}
+
+// Store copies src into dst.
+func (c *CPU) Store(dst []float64, src Vector) error {
+	s := vec(src)
+	if len(dst) != len(s) {
+		panic("tensorops: Store length mismatch")
+	}
+	copy(dst, s)
+	return nil
+}
+
+// Copy sets dst = src.
+func (c *CPU) Copy(dst, src Vector) {
+	d, s := vec(dst), vec(src)
+	if len(d) != len(s) {
+		panic("tensorops: Copy length mismatch")
+	}
+	copy(d, s)
+}
+
+// Axpby sets dst = alpha x + beta y.
+func (c *CPU) Axpby(dst Vector, alpha float64, x Vector, beta float64, y Vector) {
+	d, xs, ys := vec(dst), vec(x), vec(y)
+	if len(xs) != len(d) || len(ys) != len(d) {
+		panic("tensorops: Axpby length mismatch")
+	}
+	for i := range d {
+		d[i] = alpha*xs[i] + beta*ys[i]
+	}
+}
+
+// Start sets dst to the uniform distribution.
+func (c *CPU) Start(dst Point, s Setup) {
+	v := vec(dst.Value)
+	u := 1 / float64(len(v))
+	for i := range v {
+		v[i] = u
+	}
+	if s == Entropic {
+		l := vec(dst.State)
+		lu := -math.Log(float64(len(v)))
+		for i := range l {
+			l[i] = lu
+		}
+	}
+}
+
+// Prox sets dst = P_center(eta g).
+func (c *CPU) Prox(dst, center Point, g Vector, eta float64, s Setup) {
+	switch s {
+	case Entropic:
+		LogProx(vec(dst.State), vec(dst.Value), vec(center.State), vec(g), eta)
+	case Euclidean:
+		d, cs, gs := vec(dst.Value), vec(center.Value), vec(g)
+		if len(cs) != len(d) || len(gs) != len(d) {
+			panic("tensorops: Prox length mismatch")
+		}
+		for i := range d {
+			d[i] = cs[i] - eta*gs[i]
+		}
+		ProjectSimplex(d, d)
+	default:
+		panic("tensorops: unknown setup")
+	}
+}
+
+// ProxStats computes the trial scalars and the candidate averages.
+func (c *CPU) ProxStats(dst []BlockStats, w float64, blocks []ProxBlock) error {
+	if len(dst) != len(blocks) {
+		panic("tensorops: ProxStats length mismatch")
+	}
+	for k := range blocks {
+		dst[k] = proxStats(&blocks[k], w)
+	}
+	return nil
+}
+
+func proxStats(b *ProxBlock, w float64) BlockStats {
+	yv, xv, nv := vec(b.Y.Value), vec(b.X.Value), vec(b.YNew.Value)
+	m, g := vec(b.M), vec(b.G)
+	ax, ag, nax, nag := vec(b.AvgX), vec(b.AvgG), vec(b.NewAvgX), vec(b.NewAvgG)
+	n := len(xv)
+	if len(yv) != n || len(nv) != n || len(m) != n || len(g) != n ||
+		len(ax) != n || len(ag) != n || len(nax) != n || len(nag) != n {
+		panic("tensorops: ProxStats length mismatch")
+	}
+	st := BlockStats{GapStats: GapStats{MinG: math.Inf(1), MinAvgG: math.Inf(1)}}
+	var divXY, divYX, distXY, distXYNew, dual, inner float64
+	switch b.Setup {
+	case Entropic:
+		yl, xl, nl := vec(b.Y.State), vec(b.X.State), vec(b.YNew.State)
+		if len(yl) != n || len(xl) != n || len(nl) != n {
+			panic("tensorops: ProxStats length mismatch")
+		}
+		for i, px := range xv {
+			py, pn := yv[i], nv[i]
+			divXY += px * (xl[i] - yl[i])
+			divYX += pn * (nl[i] - xl[i])
+			distXY += math.Abs(px - py)
+			distXYNew += math.Abs(px - pn)
+			d := g[i] - m[i]
+			dual = math.Max(dual, math.Abs(d))
+			inner += d * (px - pn)
+		}
+	case Euclidean:
+		for i, x := range xv {
+			dy, dn := x-yv[i], x-nv[i]
+			distXY += dy * dy
+			distXYNew += dn * dn
+			d := g[i] - m[i]
+			dual += d * d
+			inner += d * (x - nv[i])
+		}
+		divXY, divYX = distXY/2, distXYNew/2
+		distXY, distXYNew, dual = math.Sqrt(distXY), math.Sqrt(distXYNew), math.Sqrt(dual)
+	default:
+		panic("tensorops: unknown setup")
+	}
+	for i, gi := range g {
+		st.MinG = math.Min(st.MinG, gi)
+		nax[i] = ax[i] + w*(xv[i]-ax[i])
+		a := ag[i] + w*(gi-ag[i])
+		nag[i] = a
+		st.MinAvgG = math.Min(st.MinAvgG, a)
+	}
+	// A divergence is ≥ 0; Σ p (l_x − l_y) of two nearly equal points can
+	// round to a tiny negative number, which the step rules must not see.
+	st.DivXY, st.DivYX = math.Max(divXY, 0), math.Max(divYX, 0)
+	st.DistXY, st.DistXYNew, st.DualGM, st.InnerGM = distXY, distXYNew, dual, inner
+	return st
+}
+
+// Average updates the running averages and returns the gap extremes.
+func (c *CPU) Average(dst []GapStats, w float64, blocks []AvgBlock) error {
+	if len(dst) != len(blocks) {
+		panic("tensorops: Average length mismatch")
+	}
+	for k := range blocks {
+		b := &blocks[k]
+		g := vec(b.G)
+		st := GapStats{MinG: math.Inf(1), MinAvgG: math.NaN()}
+		for _, v := range g {
+			st.MinG = math.Min(st.MinG, v)
+		}
+		if b.AvgX != nil {
+			x, ax := vec(b.X), vec(b.AvgX)
+			if len(x) != len(ax) {
+				panic("tensorops: Average length mismatch")
+			}
+			for i := range ax {
+				ax[i] += w * (x[i] - ax[i])
+			}
+		}
+		if b.AvgG != nil {
+			ag := vec(b.AvgG)
+			if len(ag) != len(g) {
+				panic("tensorops: Average length mismatch")
+			}
+			st.MinAvgG = math.Inf(1)
+			for i := range ag {
+				a := ag[i] + w*(g[i]-ag[i])
+				ag[i] = a
+				st.MinAvgG = math.Min(st.MinAvgG, a)
+			}
+		}
+		dst[k] = st
+	}
+	return nil
+}
+
+// RegretMatch performs one RM+ or PRM+ update.
+func (c *CPU) RegretMatch(x, r, u Vector, sign, tiny float64, predictive bool) {
+	xs, rs, us := vec(x), vec(r), vec(u)
+	if len(rs) != len(xs) || len(us) != len(xs) {
+		panic("tensorops: RegretMatch length mismatch")
+	}
+	var v float64
+	for i, xi := range xs {
+		v += xi * us[i]
+	}
+	v *= sign
+	var sum float64
+	for i := range rs {
+		rho := sign*us[i] - v
+		ri := math.Max(rs[i]+rho, 0)
+		rs[i] = ri
+		if predictive {
+			sum += math.Max(ri+rho, 0)
+		} else {
+			sum += ri
+		}
+	}
+	if !(sum > tiny) {
+		return
+	}
+	for i, ri := range rs {
+		if predictive {
+			ri = math.Max(ri+sign*us[i]-v, 0)
+		}
+		xs[i] = ri / sum
+	}
+}
+
+// Operator sets fp = −A q and fq = Aᵀ p in one pass.
+func (c *CPU) Operator(fp, fq Vector, a Matrix, p, q Vector) {
+	c.pass(opFused, a, vec(fp), vec(fq), vec(p), vec(q))
+}
+
+// MulVec sets dst = A q.
+func (c *CPU) MulVec(dst Vector, a Matrix, q Vector) {
+	c.pass(opMulVec, a, vec(dst), nil, nil, vec(q))
+}
+
+// MulTVec sets dst = Aᵀ p.
+func (c *CPU) MulTVec(dst Vector, a Matrix, p Vector) {
+	c.pass(opMulTVec, a, nil, vec(dst), vec(p), nil)
+}
+
+// vec unwraps a CPU vector; a nil Vector gives a nil slice.
+func vec(v Vector) []float64 {
+	if v == nil {
+		return nil
+	}
+	s, ok := v.(CPUVector)
+	if !ok {
+		panic(fmt.Sprintf("tensorops: %T is not a CPU vector", v))
+	}
+	return s
+}

@@ -1,0 +1,233 @@
+package tensorops
+
+import "fmt"
+
+type opKind int
+
+const (
+	opFused   opKind = iota // fp = −A q and fq = Aᵀ p
+	opMulVec                // fp = A q
+	opMulTVec               // fq = Aᵀ p
+)
+
+// opJob describes one pass over A; it lives inside the CPU so that handing it
+// to the workers (as a pointer in an interface) allocates nothing.
+type opJob struct {
+	c       *CPU
+	kind    opKind
+	a       *cpuMatrix
+	fp, fq  []float64 // outputs: row block (A q, negated for opFused), column block (Aᵀ p)
+	p, q    []float64
+	nw      int  // workers taking part
+	cols    bool // split by columns instead of rows
+	reverse bool // walk rows (and column blocks) backwards
+	// dots[w] receives worker w's four row dot products. It lives here
+	// rather than on the stack because the kernels are called through
+	// function values, which makes a stack pointer escape (one allocation
+	// per call); 8 words per worker keep the workers' slots on separate
+	// cache lines.
+	dots [][8]float64
+}
+
+// pass runs one pass over A on the workers.
+func (c *CPU) pass(kind opKind, am Matrix, fp, fq, p, q []float64) {
+	a, ok := am.(*cpuMatrix)
+	if !ok {
+		panic(fmt.Sprintf("tensorops: %T is not a CPU matrix", am))
+	}
+	if (kind != opMulTVec && (len(fp) != a.m || len(q) != a.n)) ||
+		(kind != opMulVec && (len(fq) != a.n || len(p) != a.m)) {
+		panic("tensorops: matrix-vector length mismatch")
+	}
+	j := &c.job
+	j.kind, j.a, j.fp, j.fq, j.p, j.q = kind, a, fp, fq, p, q
+	j.reverse = c.passes&1 == 1
+	c.passes++
+	j.nw, j.cols = 1, false
+	if c.pool != nil && a.m*a.n >= parallelMinEntries {
+		j.nw = c.threads
+		j.cols = a.m < 4*c.threads
+	}
+	if j.nw == 1 {
+		j.run(0)
+	} else {
+		c.pool.do(j, j.nw)
+	}
+	j.finish()
+	j.fp, j.fq, j.p, j.q, j.a = nil, nil, nil, nil, nil
+}
+
+// span splits [0, total) into nw chunks aligned to align and returns chunk w.
+func span(total, nw, w, align int) (lo, hi int) {
+	chunk := (total + nw - 1) / nw
+	chunk = (chunk + align - 1) / align * align
+	lo = min(w*chunk, total)
+	hi = min(lo+chunk, total)
+	return lo, hi
+}
+
+func (j *opJob) run(w int) {
+	a := j.a
+	if j.cols {
+		// Every worker walks all rows over its own columns: its part of Aᵀp
+		// goes straight to the output, its part of each row's dot product to
+		// rowDots[w], summed by finish.
+		c0, c1 := span(a.n, j.nw, w, 8)
+		var fq []float64
+		if j.kind != opMulVec {
+			fq = j.fq[c0:c1]
+			clear(fq)
+		}
+		var dots []float64
+		if j.kind != opMulTVec {
+			dots = j.c.rowDots[w][:a.m]
+		}
+		j.accumulate(w, 0, a.m, c0, c1, dots, fq, true)
+		return
+	}
+	r0, r1 := span(a.m, j.nw, w, 4)
+	var dots, acc []float64
+	if j.kind != opMulTVec {
+		dots = j.fp[r0:r1]
+	}
+	if j.kind != opMulVec {
+		if w == 0 {
+			acc = j.fq
+		} else {
+			acc = j.c.partial[w][:a.n]
+		}
+		clear(acc)
+	}
+	if r0 == r1 {
+		return
+	}
+	if a.n <= 2*colBlock {
+		j.accumulate(w, r0, r1, 0, a.n, dots, acc, true)
+		return
+	}
+	nb := (a.n + colBlock - 1) / colBlock
+	for b := range nb {
+		if j.reverse {
+			b = nb - 1 - b
+		}
+		c0, c1 := b*colBlock, min((b+1)*colBlock, a.n)
+		var s []float64
+		if acc != nil {
+			s = acc[c0:c1]
+		}
+		j.accumulate(w, r0, r1, c0, c1, dots, s, b == 0 && !j.reverse || b == nb-1 && j.reverse)
+	}
+}
+
+// accumulate processes rows [r0, r1) over columns [c0, c1): the rows' dot
+// products with q go to dots (indexed from r0 in row mode, from 0 in column
+// mode; nil to skip), set when first is true and added to otherwise (later
+// column blocks), and s (columns c0..c1) accumulates Σ_i p_i A_i (nil to
+// skip).
+func (j *opJob) accumulate(wk, r0, r1, c0, c1 int, dots, s []float64, first bool) {
+	a := j.a
+	n, w := a.n, c1-c0
+	var q []float64
+	if dots != nil {
+		q = j.q[c0:c1]
+	}
+	p := j.p
+	groups := (r1 - r0 + 3) / 4
+	d4 := (*[4]float64)(j.dots[wk][:4])
+	for g := range groups {
+		if j.reverse {
+			g = groups - 1 - g
+		}
+		i := r0 + 4*g
+		rows := min(4, r1-i)
+		off := i*n + c0
+		if rows == 4 {
+			switch {
+			case dots != nil && s != nil:
+				if a.f32 != nil {
+					fused4F32(a.f32[off:], n, w, q, s, (*[4]float64)(p[i:i+4]), d4)
+				} else {
+					fused4F64(a.f64[off:], n, w, q, s, (*[4]float64)(p[i:i+4]), d4)
+				}
+			case dots != nil:
+				if a.f32 != nil {
+					dot4F32(a.f32[off:], n, w, q, d4)
+				} else {
+					dot4F64(a.f64[off:], n, w, q, d4)
+				}
+			default:
+				if a.f32 != nil {
+					axpy4F32(a.f32[off:], n, w, s, (*[4]float64)(p[i:i+4]))
+				} else {
+					axpy4F64(a.f64[off:], n, w, s, (*[4]float64)(p[i:i+4]))
+				}
+			}
+		} else {
+			for k := range rows {
+				o := off + k*n
+				switch {
+				case dots != nil && s != nil:
+					if a.f32 != nil {
+						d4[k] = fused1F32(a.f32[o:o+w], w, q, s, p[i+k])
+					} else {
+						d4[k] = fused1F64(a.f64[o:o+w], w, q, s, p[i+k])
+					}
+				case dots != nil:
+					if a.f32 != nil {
+						d4[k] = dot1F32(a.f32[o:o+w], w, q)
+					} else {
+						d4[k] = dot1F64(a.f64[o:o+w], w, q)
+					}
+				default:
+					if a.f32 != nil {
+						axpy1F32(a.f32[o:o+w], w, s, p[i+k])
+					} else {
+						axpy1F64(a.f64[o:o+w], w, s, p[i+k])
+					}
+				}
+			}
+		}
+		if dots != nil {
+			base := i - r0
+			if j.cols {
+				base = i
+			}
+			for k := range rows {
+				if first {
+					dots[base+k] = d4[k]
+				} else {
+					dots[base+k] += d4[k]
+				}
+			}
+		}
+	}
+}
+
+// finish combines the workers' partial results and applies the sign of the
+// operator.
+func (j *opJob) finish() {
+	a := j.a
+	if j.cols && j.nw > 1 {
+		if j.kind != opMulTVec {
+			for i := range j.fp {
+				var s float64
+				for w := range j.nw {
+					s += j.c.rowDots[w][i]
+				}
+				j.fp[i] = s
+			}
+		}
+	} else if j.nw > 1 && j.kind != opMulVec {
+		for w := 1; w < j.nw; w++ {
+			part := j.c.partial[w][:a.n]
+			for i, v := range part {
+				j.fq[i] += v
+			}
+		}
+	}
+	if j.kind == opFused {
+		for i, v := range j.fp {
+			j.fp[i] = -v
+		}
+	}
+}
