@@ -1,0 +1,98 @@
+package datasets
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"gorgonia.org/tensor"
+)
+
+// FuzzDecodeNPY checks that DecodeNPY never panics, that every error is
+// ErrFormat or ErrNotFinite with the package prefix, that every result is
+// a valid matrix, and that the memory allocated is bounded by a multiple
+// of the input size.
+func FuzzDecodeNPY(f *testing.F) {
+	files, err := filepath.Glob(filepath.Join("testdata", "*.npy"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, name := range files {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data, uint8(0))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, mode uint8) {
+		opt := &ReadOptions{}
+		switch mode % 3 {
+		case 1:
+			opt.DType = tensor.Float64
+		case 2:
+			opt.DType = tensor.Float32
+		}
+		known := mode&4 == 0
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		var d *tensor.Dense
+		if known {
+			d, err = DecodeNPY(bytes.NewReader(data), int64(len(data)), opt)
+		} else {
+			d, err = DecodeNPY(onlyReader{bytes.NewReader(data)}, -1, opt)
+		}
+		runtime.ReadMemStats(&after)
+		// The result takes at most 8 bytes per input byte, the read
+		// buffers as much again, and the header is copied once. With
+		// an unknown size the first allocation of the result (and of
+		// the conversion buffer, up to twice as large) is made before
+		// any data is seen, and later ones grow with the data.
+		bound := uint64(24*len(data) + 64<<10)
+		if !known {
+			bound += 3*initialUnknown + 2*uint64(len(data))
+		}
+		if a := after.TotalAlloc - before.TotalAlloc; a > bound {
+			t.Errorf("allocated %d bytes for %d input bytes (bound %d)", a, len(data), bound)
+		}
+		if err != nil {
+			if d != nil {
+				t.Errorf("non-nil result with error %v", err)
+			}
+			if !errors.Is(err, ErrFormat) && !errors.Is(err, ErrNotFinite) {
+				t.Errorf("error %v is neither ErrFormat nor ErrNotFinite", err)
+			}
+			if !strings.HasPrefix(err.Error(), "datasets: ") {
+				t.Errorf("error %q lacks the prefix", err)
+			}
+			return
+		}
+		if err := Validate(d); err != nil {
+			t.Errorf("result does not validate: %v", err)
+		}
+		if opt.DType.Type != nil && d.Dtype() != opt.DType {
+			t.Errorf("dtype %v, want %v", d.Dtype(), opt.DType)
+		}
+		// What was read writes back and reads again to the same.
+		var buf bytes.Buffer
+		if err := EncodeNPY(&buf, d); err != nil {
+			t.Fatal(err)
+		}
+		e, err := DecodeNPY(&buf, -1, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, b := float64s(t, d), float64s(t, e)
+		if len(a) != len(b) {
+			t.Fatalf("re-read %d entries, want %d", len(b), len(a))
+		}
+		for k := range a {
+			if a[k] != b[k] {
+				t.Fatalf("re-read entry %d = %v, want %v", k, b[k], a[k])
+			}
+		}
+	})
+}

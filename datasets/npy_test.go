@@ -1,0 +1,597 @@
+package datasets
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"gorgonia.org/tensor"
+)
+
+// onlyReader hides the Len and Seek methods of a reader, so that
+// DecodeNPY cannot find the size of the stream.
+type onlyReader struct{ io.Reader }
+
+// float64s returns the entries of d, row-major, as float64.
+func float64s(t testing.TB, d *tensor.Dense) []float64 {
+	t.Helper()
+	switch s := d.Data().(type) {
+	case []float64:
+		return append([]float64(nil), s...)
+	case []float32:
+		out := make([]float64, len(s))
+		for i, v := range s {
+			out[i] = float64(v)
+		}
+		return out
+	}
+	t.Fatalf("unexpected data type %T", d.Data())
+	return nil
+}
+
+// roundTo rounds v to the precision of dt.
+func roundTo(dt tensor.Dtype, v float64) float64 {
+	if dt == tensor.Float32 {
+		return float64(float32(v))
+	}
+	return v
+}
+
+// checkMatrixEquals checks that d is a row-major m×n matrix of dtype dt
+// whose entries are want rounded to dt.
+func checkMatrixEquals(t testing.TB, d *tensor.Dense, dt tensor.Dtype, m, n int, want []float64) {
+	t.Helper()
+	if d.Dtype() != dt {
+		t.Fatalf("dtype %v, want %v", d.Dtype(), dt)
+	}
+	if s := d.Shape(); len(s) != 2 || s[0] != m || s[1] != n {
+		t.Fatalf("shape %v, want (%d, %d)", s, m, n)
+	}
+	if !d.DataOrder().IsRowMajor() || d.IsMaterializable() {
+		t.Fatalf("result is not a plain row-major tensor")
+	}
+	got := float64s(t, d)
+	if len(got) != m*n {
+		t.Fatalf("%d entries, want %d", len(got), m*n)
+	}
+	for k, w := range want {
+		if got[k] != roundTo(dt, w) {
+			t.Fatalf("entry (%d, %d) = %v, want %v", k/n, k%n, got[k], roundTo(dt, w))
+		}
+	}
+}
+
+// testMatrix returns a reproducible m×n matrix with distinct entries.
+func testMatrix(t testing.TB, dt tensor.Dtype, m, n int, seed uint64) *tensor.Dense {
+	t.Helper()
+	a, err := Uniform(dt, m, n, -10, 10, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// setEntry sets entry (i, j) of the row-major matrix a.
+func setEntry(a *tensor.Dense, i, j int, v float64) {
+	n := a.Shape()[1]
+	switch s := a.Data().(type) {
+	case []float64:
+		s[i*n+j] = v
+	case []float32:
+		s[i*n+j] = float32(v)
+	}
+}
+
+func encode(t testing.TB, a *tensor.Dense, o *WriteOptions) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := EncodeNPYOptions(&buf, a, o); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func TestRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	opts := []WriteOptions{{}, {BigEndian: true}, {Fortran: true}, {BigEndian: true, Fortran: true}}
+	shapes := [][2]int{{1, 1}, {1, 7}, {7, 1}, {37, 53}}
+	for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
+		for _, o := range opts {
+			for _, sh := range shapes {
+				m, n := sh[0], sh[1]
+				name := fmt.Sprintf("%v/big=%v/fortran=%v/%dx%d", dt, o.BigEndian, o.Fortran, m, n)
+				t.Run(name, func(t *testing.T) {
+					a := testMatrix(t, dt, m, n, 1)
+					want := float64s(t, a)
+					path := filepath.Join(dir, "a.npy")
+					if err := WriteNPYOptions(path, a, &o); err != nil {
+						t.Fatal(err)
+					}
+					// The header says what was asked for.
+					f, err := os.Open(path)
+					if err != nil {
+						t.Fatal(err)
+					}
+					h, err := readNPYHeader(f, -1)
+					f.Close()
+					if err != nil {
+						t.Fatal(err)
+					}
+					if h.bigEndian != o.BigEndian || h.fortran != o.Fortran || h.major != 1 || h.dataOff%64 != 0 {
+						t.Errorf("header %+v does not match options %+v", h, o)
+					}
+					b, err := ReadNPY(path, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					checkMatrixEquals(t, b, dt, m, n, want)
+					for _, to := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
+						b, err := ReadNPY(path, &ReadOptions{DType: to})
+						if err != nil {
+							t.Fatal(err)
+						}
+						checkMatrixEquals(t, b, to, m, n, want)
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestChunks reads with tiny chunk sizes, so that chunks hold partial
+// columns, whole columns and partial rows, with known and unknown sizes.
+func TestChunks(t *testing.T) {
+	defer func(c int) { readChunk = c }(readChunk)
+	for _, sh := range [][2]int{{37, 53}, {200, 5}, {1, 40}, {40, 1}} {
+		testChunks(t, sh[0], sh[1])
+	}
+}
+
+func testChunks(t *testing.T, m, n int) {
+	for _, chunk := range []int{1, 24, 56, 1000, 5000, 8 << 20} {
+		for _, src := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
+			for _, o := range []WriteOptions{{}, {BigEndian: true}, {Fortran: true}, {BigEndian: true, Fortran: true}} {
+				a := testMatrix(t, src, m, n, 7)
+				want := float64s(t, a)
+				data := encode(t, a, &o)
+				readChunk = chunk
+				for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
+					for _, known := range []bool{true, false} {
+						var r io.Reader = bytes.NewReader(data)
+						size := int64(len(data))
+						if !known {
+							r, size = onlyReader{r}, -1
+						}
+						d, err := DecodeNPY(r, size, &ReadOptions{DType: dt})
+						if err != nil {
+							t.Fatalf("%dx%d, chunk %d, %v to %v, %+v, known %v: %v", m, n, chunk, src, dt, o, known, err)
+						}
+						checkMatrixEquals(t, d, dt, m, n, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestLarge reads matrices larger than the first allocation for streams of
+// unknown size and large enough for the Fortran-order scatter to run in
+// parallel, with several GOMAXPROCS.
+func TestLarge(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, sh := range [][2]int{{301, 517}, {1003, 300}, {40000, 3}, {1100, 1000}} {
+		m, n := sh[0], sh[1]
+		a := testMatrix(t, tensor.Float64, m, n, 3)
+		want := float64s(t, a)
+		for _, fortran := range []bool{false, true} {
+			data := encode(t, a, &WriteOptions{Fortran: fortran})
+			for _, procs := range []int{1, 2, 3} {
+				runtime.GOMAXPROCS(procs)
+				for _, known := range []bool{true, false} {
+					var r io.Reader = bytes.NewReader(data)
+					if !known {
+						r = onlyReader{r}
+					}
+					d, err := DecodeNPY(r, -1, &ReadOptions{DType: tensor.Float32})
+					if err != nil {
+						t.Fatal(err)
+					}
+					checkMatrixEquals(t, d, tensor.Float32, m, n, want)
+				}
+			}
+		}
+	}
+}
+
+func TestIntegerConversions(t *testing.T) {
+	type tc struct {
+		descr string
+		vals  []float64
+	}
+	signed := []float64{-5, 0, 3, 7, -1, 2}
+	cases := []tc{
+		{"|i1", []float64{-128, 127, 0, -1, 5, 6}},
+		{"<i2", []float64{-32768, 32767, 0, -1, 5, 6}},
+		{">i2", signed},
+		{"<i4", []float64{-2147483648, 2147483647, 0, -1, 5, 6}},
+		{">i4", signed},
+		{"<i8", []float64{-1 << 62, 1 << 62, 0, -1, 5, 6}},
+		{">i8", signed},
+		{"|u1", []float64{0, 255, 1, 2, 3, 4}},
+		{"<u2", []float64{0, 65535, 1, 2, 3, 4}},
+		{">u2", []float64{0, 65535, 1, 2, 3, 4}},
+		{"<u4", []float64{0, 4294967295, 1, 2, 3, 4}},
+		{">u8", []float64{0, 1 << 63, 1, 2, 3, 4}},
+		{"<u8", []float64{0, 1 << 63, 1, 2, 3, 4}},
+	}
+	for _, c := range cases {
+		for _, fortran := range []bool{false, true} {
+			stream := c.vals
+			if fortran { // the 2×3 matrix c.vals in column-major order
+				v := c.vals
+				stream = []float64{v[0], v[3], v[1], v[4], v[2], v[5]}
+			}
+			data := npyBytes(1, numpyDict(c.descr, fortran, "(2, 3)"), enc(c.descr, stream...))
+			for _, dt := range []tensor.Dtype{{}, tensor.Float64, tensor.Float32} {
+				d, err := DecodeNPY(bytes.NewReader(data), int64(len(data)), &ReadOptions{DType: dt})
+				if err != nil {
+					t.Fatalf("%s: %v", c.descr, err)
+				}
+				want := dt
+				if want.Type == nil {
+					want = tensor.Float64
+				}
+				checkMatrixEquals(t, d, want, 2, 3, c.vals)
+			}
+		}
+	}
+	// Any non-zero byte is true.
+	data := npyBytes(1, numpyDict("|b1", false, "(1, 3)"), []byte{0, 1, 7})
+	d, err := DecodeNPY(bytes.NewReader(data), -1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkMatrixEquals(t, d, tensor.Float64, 1, 3, []float64{0, 1, 1})
+}
+
+func TestNonFinite(t *testing.T) {
+	defer func(c int) { readChunk = c }(readChunk)
+	const m, n = 37, 53
+	type entry struct {
+		i, j int
+		v    float64
+	}
+	cases := []struct {
+		name    string
+		src, dt tensor.Dtype
+		bad     []entry
+		msg     string
+	}{
+		{"nan", tensor.Float64, tensor.Float64, []entry{{5, 40, math.NaN()}}, "non-finite entry NaN at (5, 40)"},
+		{"inf", tensor.Float64, tensor.Float64, []entry{{36, 52, math.Inf(1)}}, "non-finite entry +Inf at (36, 52)"},
+		{"first of several", tensor.Float64, tensor.Float64, []entry{{30, 2, math.Inf(1)}, {5, 41, math.NaN()}, {5, 40, math.Inf(-1)}}, "non-finite entry -Inf at (5, 40)"},
+		{"f32", tensor.Float32, tensor.Float32, []entry{{30, 2, math.Inf(1)}, {0, 50, math.NaN()}}, "non-finite entry NaN at (0, 50)"},
+		{"f32 to f64", tensor.Float32, tensor.Float64, []entry{{2, 3, math.Inf(-1)}}, "non-finite entry -Inf at (2, 3)"},
+		{"f64 to f32", tensor.Float64, tensor.Float32, []entry{{2, 3, math.NaN()}}, "non-finite entry NaN at (2, 3)"},
+		{"overflow", tensor.Float64, tensor.Float32, []entry{{30, 2, -1e39}, {1, 1, 1e300}}, "entry 1e+300 at (1, 1) overflows float32"},
+	}
+	for _, c := range cases {
+		a := testMatrix(t, c.src, m, n, 9)
+		for _, e := range c.bad {
+			setEntry(a, e.i, e.j, e.v)
+		}
+		if c.src == c.dt {
+			err := Validate(a)
+			if !errors.Is(err, ErrNotFinite) || !strings.Contains(err.Error(), c.msg) {
+				t.Errorf("%s: Validate: error %v, want %q", c.name, err, c.msg)
+			}
+		}
+		for _, o := range []WriteOptions{{}, {BigEndian: true}, {Fortran: true}, {BigEndian: true, Fortran: true}} {
+			data := encode(t, a, &o)
+			for _, chunk := range []int{56, 1000, 8 << 20} {
+				readChunk = chunk
+				for _, known := range []bool{true, false} {
+					var r io.Reader = bytes.NewReader(data)
+					size := int64(len(data))
+					if !known {
+						r, size = onlyReader{r}, -1
+					}
+					_, err := DecodeNPY(r, size, &ReadOptions{DType: c.dt})
+					if !errors.Is(err, ErrNotFinite) || errors.Is(err, ErrFormat) {
+						t.Fatalf("%s %+v: error %v, want ErrNotFinite", c.name, o, err)
+					}
+					if !strings.HasPrefix(err.Error(), "datasets: ") || !strings.Contains(err.Error(), c.msg) || !strings.Contains(err.Error(), "byte offset") {
+						t.Fatalf("%s %+v: error %q, want %q and a byte offset", c.name, o, err, c.msg)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestByteOffsetOfNonFinite checks the byte offset given for a bad entry.
+func TestByteOffsetOfNonFinite(t *testing.T) {
+	a := testMatrix(t, tensor.Float32, 3, 4, 1)
+	setEntry(a, 2, 1, math.NaN())
+	for _, o := range []WriteOptions{{}, {Fortran: true}} {
+		data := encode(t, a, &o)
+		_, err := DecodeNPY(bytes.NewReader(data), -1, nil)
+		pos := 2*4 + 1 // C order
+		if o.Fortran {
+			pos = 1*3 + 2
+		}
+		want := fmt.Sprintf("NaN at (2, 1) at byte offset %d", 128+4*pos)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%+v: error %v, want %q", o, err, want)
+		}
+	}
+}
+
+// TestHostileHeader checks that a header claiming a huge matrix gives an
+// error quickly, without allocating for it.
+func TestHostileHeader(t *testing.T) {
+	data := npyBytes(1, numpyDict("<f8", false, "(1000000, 1000000)"), make([]byte, 64))
+	path := filepath.Join(t.TempDir(), "huge.npy")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name  string
+		read  func() (*tensor.Dense, error)
+		alloc uint64
+	}{
+		{"file", func() (*tensor.Dense, error) { return ReadNPY(path, nil) }, 64 << 10},
+		{"bytes", func() (*tensor.Dense, error) { return DecodeNPY(bytes.NewReader(data), -1, nil) }, 64 << 10},
+		{"size given", func() (*tensor.Dense, error) {
+			return DecodeNPY(onlyReader{bytes.NewReader(data)}, int64(len(data)), nil)
+		}, 64 << 10},
+		// A stream of unknown size makes the first allocation, no more.
+		{"stream", func() (*tensor.Dense, error) { return DecodeNPY(onlyReader{bytes.NewReader(data)}, -1, nil) }, initialUnknown + 64<<10},
+	}
+	for _, c := range cases {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		start := time.Now()
+		_, err := c.read()
+		elapsed := time.Since(start)
+		runtime.ReadMemStats(&after)
+		if strconv.IntSize == 32 && c.name == "stream" {
+			// With no size to check, the shape is too large for ints.
+			if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "too large for this platform") {
+				t.Errorf("%s: error %v, want ErrFormat", c.name, err)
+			}
+		} else if !errors.Is(err, ErrFormat) || !errors.Is(err, io.ErrUnexpectedEOF) {
+			t.Errorf("%s: error %v, want ErrFormat and io.ErrUnexpectedEOF", c.name, err)
+		} else if !strings.Contains(err.Error(), "needs 8000000000000 bytes, found") {
+			t.Errorf("%s: error %q does not give the sizes", c.name, err)
+		}
+		if elapsed > time.Second {
+			t.Errorf("%s: took %v", c.name, elapsed)
+		}
+		if a := after.TotalAlloc - before.TotalAlloc; a > c.alloc {
+			t.Errorf("%s: allocated %d bytes, want at most %d", c.name, a, c.alloc)
+		}
+	}
+}
+
+func TestHeaderLengthLimit(t *testing.T) {
+	dict := numpyDict("<f8", false, "(1, 2)")
+	for _, hlen := range []int{maxHeaderLen, maxHeaderLen + 1} {
+		h := dict[:len(dict)-1] + strings.Repeat(" ", hlen-len(dict)) + "\n"
+		data := npyBytes(2, h, enc("<f8", 1, 2))
+		d, err := DecodeNPY(bytes.NewReader(data), -1, nil)
+		if hlen <= maxHeaderLen {
+			if err != nil {
+				t.Fatalf("header of %d bytes: %v", hlen, err)
+			}
+			checkMatrixEquals(t, d, tensor.Float64, 1, 2, []float64{1, 2})
+			continue
+		}
+		if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "exceeds the limit") {
+			t.Errorf("header of %d bytes: error %v", hlen, err)
+		}
+	}
+}
+
+func TestReadErrors(t *testing.T) {
+	dir := t.TempDir()
+	_, err := ReadNPY(dir, nil)
+	if err == nil || !strings.Contains(err.Error(), "is a directory") || !strings.HasPrefix(err.Error(), "datasets: "+dir) {
+		t.Errorf("directory: error %v", err)
+	}
+	missing := filepath.Join(dir, "missing.npy")
+	_, err = ReadNPY(missing, nil)
+	if !errors.Is(err, fs.ErrNotExist) || !strings.HasPrefix(err.Error(), "datasets: open "+missing) {
+		t.Errorf("missing file: error %v", err)
+	}
+	good := npyBytes(1, numpyDict("<f8", false, "(2, 3)"), enc("<f8", m23...))
+	_, err = DecodeNPY(bytes.NewReader(good), -1, &ReadOptions{DType: tensor.Int})
+	if err == nil || !strings.HasPrefix(err.Error(), "datasets: unsupported result dtype") {
+		t.Errorf("bad result dtype: error %v", err)
+	}
+
+	// A size larger than the stream: the payload is found truncated
+	// while reading.
+	short := good[:len(good)-5]
+	_, err = DecodeNPY(bytes.NewReader(short), int64(len(good)), nil)
+	if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "needs 48 bytes, found 43") {
+		t.Errorf("short stream: error %v", err)
+	}
+	for _, k := range []int{0, 5, 9, 11, 63, 64, 100} {
+		for _, size := range []int64{int64(k), -1} {
+			_, err := DecodeNPY(onlyReader{bytes.NewReader(good[:k])}, size, nil)
+			if !errors.Is(err, ErrFormat) || !errors.Is(err, io.ErrUnexpectedEOF) {
+				t.Errorf("truncated to %d bytes (size %d): error %v", k, size, err)
+			}
+		}
+	}
+
+	// An I/O error is wrapped, with its offset.
+	boom := errors.New("boom")
+	r := io.MultiReader(bytes.NewReader(good[:80]), errReader{boom})
+	_, err = DecodeNPY(r, -1, nil)
+	if !errors.Is(err, boom) || errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "at byte offset 80") {
+		t.Errorf("I/O error: error %v", err)
+	}
+	// The same with a known size, in the middle of many chunks.
+	defer func(c int) { readChunk = c }(readChunk)
+	readChunk = 8000
+	a := testMatrix(t, tensor.Float64, 100, 100, 1)
+	for _, fortran := range []bool{false, true} {
+		big := encode(t, a, &WriteOptions{Fortran: fortran})
+		r = io.MultiReader(bytes.NewReader(big[:128+50000]), errReader{boom})
+		_, err = DecodeNPY(r, int64(len(big)), nil)
+		if !errors.Is(err, boom) || !strings.Contains(err.Error(), "reading payload at byte offset 50128") {
+			t.Errorf("I/O error, Fortran %v: error %v", fortran, err)
+		}
+	}
+}
+
+type errReader struct{ err error }
+
+func (r errReader) Read([]byte) (int, error) { return 0, r.err }
+
+type errWriter struct{ err error }
+
+func (w errWriter) Write([]byte) (int, error) { return 0, w.err }
+
+func TestWriteNPY(t *testing.T) {
+	dir := t.TempDir()
+	a, err := tensor.New(tensor.WithShape(2, 3), tensor.WithBacking(append([]float64(nil), m23...))), error(nil)
+	path := filepath.Join(dir, "m.npy")
+	if err = WriteNPY(path, a); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := npyBytes(1, numpyDict("<f8", false, "(2, 3)"), enc("<f8", m23...))
+	if !bytes.Equal(got, want) {
+		t.Errorf("WriteNPY wrote\n%q\nwant\n%q", got, want)
+	}
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode().Perm() != 0o644 {
+		t.Errorf("mode %v, %v; want 0644", fi.Mode(), err)
+	}
+	// Overwrite: no temporary file is left behind.
+	if err := WriteNPY(path, testMatrix(t, tensor.Float32, 4, 5, 1)); err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("directory holds %v, want only m.npy", entries)
+	}
+
+	bad := []struct {
+		name string
+		t    *tensor.Dense
+		msg  string
+	}{
+		{"nil", nil, "nil matrix"},
+		{"1-D", tensor.New(tensor.WithShape(3), tensor.WithBacking([]float64{1, 2, 3})), "shape (3,) is not a 2-D matrix"},
+		{"3-D", tensor.New(tensor.WithShape(1, 2, 2), tensor.WithBacking([]float64{1, 2, 3, 4})), "shape (1, 2, 2) is not a 2-D matrix"},
+		{"int", tensor.New(tensor.WithShape(2, 2), tensor.WithBacking([]int{1, 2, 3, 4})), "unsupported dtype int"},
+	}
+	for _, b := range bad {
+		for _, err := range []error{WriteNPY(filepath.Join(dir, "bad.npy"), b.t), EncodeNPY(io.Discard, b.t), Validate(b.t)} {
+			if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), b.msg) {
+				t.Errorf("%s: error %v, want %q", b.name, err, b.msg)
+			}
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("directory holds %v after failed writes", entries)
+	}
+	if err := WriteNPY(filepath.Join(dir, "no", "such", "dir.npy"), a); err == nil || !strings.HasPrefix(err.Error(), "datasets: ") {
+		t.Errorf("missing directory: error %v", err)
+	}
+	boom := errors.New("boom")
+	if err := EncodeNPY(errWriter{boom}, a); !errors.Is(err, boom) {
+		t.Errorf("writer error: error %v", err)
+	}
+}
+
+// TestEncodeLayouts writes tensors that are not plain row-major.
+func TestEncodeLayouts(t *testing.T) {
+	// Column-major storage (AsFortran takes row-major data and transposes
+	// it).
+	f := tensor.New(tensor.WithShape(2, 3), tensor.AsFortran(append([]float64(nil), m23...)))
+	if !f.DataOrder().IsColMajor() || f.Data().([]float64)[1] != 3 {
+		t.Fatalf("AsFortran tensor is not stored column-major: %v", f.Data())
+	}
+	// A transposed 3×2 matrix.
+	tr := tensor.New(tensor.WithShape(3, 2), tensor.WithBacking(append([]float64(nil), m23F...)))
+	if err := tr.T(); err != nil {
+		t.Fatal(err)
+	}
+	// A slice of rows 1 and 2 of a 3×3 matrix.
+	big := tensor.New(tensor.WithShape(4, 3), tensor.WithBacking([]float64{9, 9, 9, 0, 1, 2, 3, 4.5, -6, 9, 9, 9}))
+	v, err := big.Slice(tensor.S(1, 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sl := v.(*tensor.Dense)
+	// A column slice (non-contiguous).
+	wide := tensor.New(tensor.WithShape(2, 4), tensor.WithBacking([]float64{9, 0, 1, 2, 9, 3, 4.5, -6}))
+	v, err = wide.Slice(nil, tensor.S(1, 4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := v.(*tensor.Dense)
+	for name, a := range map[string]*tensor.Dense{"fortran": f, "transposed": tr, "row slice": sl, "column slice": cs} {
+		if err := Validate(a); err != nil {
+			t.Errorf("%s: Validate: %v", name, err)
+		}
+		for _, o := range []WriteOptions{{}, {BigEndian: true}, {Fortran: true}} {
+			data := encode(t, a, &o)
+			d, err := DecodeNPY(bytes.NewReader(data), -1, nil)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			checkMatrixEquals(t, d, tensor.Float64, 2, 3, m23)
+		}
+	}
+	// Validate finds the first bad entry in row-major order whatever the
+	// layout.
+	g := tensor.New(tensor.WithShape(2, 3), tensor.AsFortran([]float64{0, math.Inf(1), 0, math.NaN(), 0, 0}))
+	if err := Validate(g); !errors.Is(err, ErrNotFinite) || !strings.Contains(err.Error(), "+Inf at (0, 1)") {
+		t.Errorf("Validate: error %v, want +Inf at (0, 1)", err)
+	}
+}
+
+func TestFirstNonFinite(t *testing.T) {
+	for n := 0; n < 40; n++ {
+		s := make([]float64, n)
+		s32 := make([]float32, n)
+		for i := range s {
+			s[i], s32[i] = -0.0, float32(i)
+		}
+		if firstNonFinite(s) != -1 || firstNonFinite(s32) != -1 {
+			t.Fatalf("n %d: finite slice reported", n)
+		}
+		for k := 0; k < n; k++ {
+			for _, bad := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+				s[k], s32[k] = bad, float32(bad)
+				if n-1 > k {
+					s[n-1], s32[n-1] = math.NaN(), float32(math.NaN())
+				}
+				if got, got32 := firstNonFinite(s), firstNonFinite(s32); got != k || got32 != k {
+					t.Fatalf("n %d, %v at %d: got %d and %d", n, bad, k, got, got32)
+				}
+				for i := range s {
+					s[i], s32[i] = 1e308, math.MaxFloat32
+				}
+			}
+		}
+	}
+}

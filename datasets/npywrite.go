@@ -1,0 +1,333 @@
+package datasets
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"unsafe"
+
+	"gorgonia.org/tensor"
+)
+
+// WriteOptions holds options for WriteNPYOptions and EncodeNPYOptions. A
+// nil *WriteOptions is the same as the zero value, which writes
+// little-endian data in C (row-major) order.
+type WriteOptions struct {
+	// BigEndian writes big-endian data ('>f8', '>f4').
+	BigEndian bool
+	// Fortran writes the matrix in column-major order, with
+	// fortran_order True in the header.
+	Fortran bool
+}
+
+// WriteNPY writes the matrix t to the file at path in .npy format 1.0,
+// little-endian and in C order, as float64 ('<f8') or float32 ('<f4')
+// according to t's dtype. It is WriteNPYOptions with nil options.
+func WriteNPY(path string, t *tensor.Dense) error {
+	return WriteNPYOptions(path, t, nil)
+}
+
+// WriteNPYOptions writes the matrix t to the file at path in .npy format
+// 1.0 with the byte order and memory order chosen by o, as float64 or
+// float32 according to t's dtype.
+//
+// The file is written atomically: the data goes to a temporary file in
+// the same directory, which is synced to disk and then renamed to path, so
+// that path holds either its old content or the complete new file. The
+// new file has mode 0644.
+//
+// t must be a non-empty 2-D tensor of dtype tensor.Float64 or
+// tensor.Float32; its entries are written as they are, NaN and infinities
+// included (use Validate to check them first).
+func WriteNPYOptions(path string, t *tensor.Dense, o *WriteOptions) error {
+	if err := checkMatrix(t); err != nil {
+		return err
+	}
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".tmp*")
+	if err != nil {
+		return fmt.Errorf("datasets: %w", err)
+	}
+	tmp := f.Name()
+	err = writeTemp(f, t, o)
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("datasets: %w", cerr)
+	}
+	if err == nil {
+		if rerr := os.Rename(tmp, path); rerr != nil {
+			err = fmt.Errorf("datasets: %w", rerr)
+		}
+	}
+	if err != nil {
+		os.Remove(tmp)
+		var de *dataError
+		if errors.As(err, &de) {
+			de.file = path
+		}
+		return err
+	}
+	// Make the rename durable. Not all systems can sync a directory, so
+	// failures are ignored.
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// writeTemp writes t to the temporary file f and syncs it.
+func writeTemp(f *os.File, t *tensor.Dense, o *WriteOptions) error {
+	if err := encodeNPY(f, t, o); err != nil {
+		return err
+	}
+	if err := f.Chmod(0o644); err != nil {
+		return fmt.Errorf("datasets: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("datasets: %w", err)
+	}
+	return nil
+}
+
+// EncodeNPY writes the matrix t to w in .npy format 1.0, little-endian
+// and in C order, as float64 ('<f8') or float32 ('<f4') according to t's
+// dtype. It is EncodeNPYOptions with nil options.
+func EncodeNPY(w io.Writer, t *tensor.Dense) error {
+	return EncodeNPYOptions(w, t, nil)
+}
+
+// EncodeNPYOptions writes the matrix t to w in .npy format 1.0 with the
+// byte order and memory order chosen by o. t must be a non-empty 2-D
+// tensor of dtype tensor.Float64 or tensor.Float32; its entries are
+// written as they are. Any tensor layout is accepted (row-major,
+// column-major, transposed or sliced views); a row-major tensor written
+// little-endian in C order is written with a single Write of its backing
+// array.
+func EncodeNPYOptions(w io.Writer, t *tensor.Dense, o *WriteOptions) error {
+	if err := checkMatrix(t); err != nil {
+		return err
+	}
+	return encodeNPY(w, t, o)
+}
+
+func encodeNPY(w io.Writer, t *tensor.Dense, o *WriteOptions) error {
+	var opt WriteOptions
+	if o != nil {
+		opt = *o
+	}
+	if t.Dtype() == tensor.Float32 {
+		return writeNPYData[float32](w, t, opt)
+	}
+	return writeNPYData[float64](w, t, opt)
+}
+
+// npyHeaderBytes returns a format 1.0 header, padded with spaces and a
+// newline so that the payload starts at a multiple of 64 bytes.
+func npyHeaderBytes(descr string, fortran bool, m, n int) []byte {
+	order := "False"
+	if fortran {
+		order = "True"
+	}
+	dict := fmt.Sprintf("{'descr': '%s', 'fortran_order': %s, 'shape': (%d, %d), }", descr, order, m, n)
+	hlen := len(dict) + 1
+	if pad := (10 + hlen) % 64; pad != 0 {
+		hlen += 64 - pad
+	}
+	b := make([]byte, 0, 10+hlen)
+	b = append(b, npyMagic...)
+	b = append(b, 1, 0)
+	b = binary.LittleEndian.AppendUint16(b, uint16(hlen))
+	b = append(b, dict...)
+	b = append(b, strings.Repeat(" ", hlen-len(dict)-1)...)
+	return append(b, '\n')
+}
+
+// writeBuffer is the number of elements converted at a time when the
+// payload cannot be written straight from the tensor's backing array.
+const writeBuffer = 1 << 17
+
+func writeNPYData[T float](w io.Writer, t *tensor.Dense, o WriteOptions) error {
+	m, n := t.Shape()[0], t.Shape()[1]
+	var zero T
+	size := int(unsafe.Sizeof(zero))
+	descr := fmt.Sprintf("<f%d", size)
+	if o.BigEndian {
+		descr = fmt.Sprintf(">f%d", size)
+	}
+	if _, err := w.Write(npyHeaderBytes(descr, o.Fortran, m, n)); err != nil {
+		return &dataError{msg: "writing header", off: -1, cause: err}
+	}
+	data, s0, s1, ok := denseData[T](t)
+	swap := o.BigEndian != hostBigEndian
+	if ok && !o.Fortran && !swap && rowMajor(m, n, s0, s1) {
+		if _, err := w.Write(bytesOf(data[:m*n])); err != nil {
+			return &dataError{msg: "writing payload", off: -1, cause: err}
+		}
+		return nil
+	}
+	buf := make([]T, min(m*n, writeBuffer))
+	k := 0
+	flush := func() error {
+		b := bytesOf(buf[:k])
+		if swap {
+			swapBytes(b, size)
+		}
+		k = 0
+		if _, err := w.Write(b); err != nil {
+			return &dataError{msg: "writing payload", off: -1, cause: err}
+		}
+		return nil
+	}
+	outer, inner := m, n
+	if o.Fortran {
+		outer, inner = n, m
+	}
+	for a := 0; a < outer; a++ {
+		for b := 0; b < inner; b++ {
+			i, j := a, b
+			if o.Fortran {
+				i, j = b, a
+			}
+			if ok {
+				buf[k] = data[i*s0+j*s1]
+			} else {
+				v, err := at[T](t, i, j)
+				if err != nil {
+					return err
+				}
+				buf[k] = v
+			}
+			if k++; k == len(buf) {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if k > 0 {
+		return flush()
+	}
+	return nil
+}
+
+// denseData returns the backing array and the strides of the 2-D tensor t
+// when entry (i, j) is data[i*s0+j*s1]; ok is false when t must be read
+// through At (transposed, non-contiguous or masked tensors).
+func denseData[T float](t *tensor.Dense) (data []T, s0, s1 int, ok bool) {
+	if t.RequiresIterator() {
+		return nil, 0, 0, false
+	}
+	data, ok = t.Data().([]T)
+	st := t.Strides()
+	if !ok || len(st) != 2 {
+		return nil, 0, 0, false
+	}
+	m, n := t.Shape()[0], t.Shape()[1]
+	s0, s1 = st[0], st[1]
+	if m == 1 {
+		s0 = 0
+	}
+	if n == 1 {
+		s1 = 0
+	}
+	if s0 < 0 || s1 < 0 || (m-1)*s0+(n-1)*s1 >= len(data) {
+		return nil, 0, 0, false
+	}
+	return data, s0, s1, true
+}
+
+// rowMajor reports whether strides s0, s1 (as returned by denseData) lay
+// out an m×n matrix contiguously in row-major order.
+func rowMajor(m, n, s0, s1 int) bool {
+	return (s1 == 1 || n == 1) && (s0 == n || m == 1)
+}
+
+// at returns entry (i, j) of t.
+func at[T float](t *tensor.Dense, i, j int) (T, error) {
+	v, err := t.At(i, j)
+	if err != nil {
+		return 0, &dataError{msg: fmt.Sprintf("reading entry (%d, %d)", i, j), off: -1, cause: err}
+	}
+	x, ok := v.(T)
+	if !ok {
+		return 0, formatErr(-1, fmt.Sprintf("entry (%d, %d) has type %T", i, j, v))
+	}
+	return x, nil
+}
+
+// checkMatrix checks that t is a non-empty 2-D tensor of dtype Float64 or
+// Float32.
+func checkMatrix(t *tensor.Dense) error {
+	if t == nil {
+		return formatErr(-1, "nil matrix")
+	}
+	shape := t.Shape()
+	if len(shape) != 2 {
+		s := make([]int64, len(shape))
+		for i, d := range shape {
+			s[i] = int64(d)
+		}
+		return formatErr(-1, fmt.Sprintf("tensor of shape %s is not a 2-D matrix", shapeString(s)))
+	}
+	if shape[0] <= 0 || shape[1] <= 0 {
+		return formatErr(-1, fmt.Sprintf("empty matrix of shape %s", shapeString([]int64{int64(shape[0]), int64(shape[1])})))
+	}
+	if dt := t.Dtype(); dt != tensor.Float64 && dt != tensor.Float32 {
+		return formatErr(-1, fmt.Sprintf("unsupported dtype %v: want float64 or float32", dt))
+	}
+	return nil
+}
+
+// Validate checks that t is a usable payoff matrix: a non-empty 2-D tensor
+// of dtype tensor.Float64 or tensor.Float32 whose entries are all finite.
+// A wrong shape or dtype gives an error matching ErrFormat; a NaN or
+// infinite entry gives an error matching ErrNotFinite that names the first
+// such entry in row-major order by (row, column). Any tensor layout is
+// accepted.
+func Validate(t *tensor.Dense) error {
+	if err := checkMatrix(t); err != nil {
+		return err
+	}
+	if t.Dtype() == tensor.Float32 {
+		return validateData[float32](t)
+	}
+	return validateData[float64](t)
+}
+
+func validateData[T float](t *tensor.Dense) error {
+	m, n := t.Shape()[0], t.Shape()[1]
+	bad := func(i, j int, v T) error {
+		return &dataError{msg: fmt.Sprintf("non-finite entry %v at (%d, %d)", v, i, j), off: -1, kind: ErrNotFinite}
+	}
+	data, s0, s1, ok := denseData[T](t)
+	if ok && rowMajor(m, n, s0, s1) {
+		if p := firstNonFinite(data[:m*n]); p >= 0 {
+			return bad(p/n, p%n, data[p])
+		}
+		return nil
+	}
+	for i := 0; i < m; i++ {
+		for j := 0; j < n; j++ {
+			var v T
+			if ok {
+				v = data[i*s0+j*s1]
+			} else {
+				var err error
+				if v, err = at[T](t, i, j); err != nil {
+					return err
+				}
+			}
+			if v-v != 0 {
+				return bad(i, j, v)
+			}
+		}
+	}
+	return nil
+}
