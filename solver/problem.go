@@ -1,0 +1,181 @@
+package solver
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gorgonia.org/tensor"
+
+	"github.com/gpump/gpump/tensorops"
+)
+
+// Problem is a monotone variational inequality: find z* ∈ Z with
+// ⟨F(z*), z − z*⟩ ≥ 0 for all z ∈ Z. Solve accepts a *MatrixGame or a
+// *Monotone.
+type Problem interface {
+	// Dim returns the dimension of z.
+	Dim() int
+}
+
+// MatrixGame is the two-player zero-sum game with payoff matrix A (SPEC
+// section 1): the row player picks p in the simplex of dimension m and
+// maximizes pᵀAq, the column player picks q and minimizes it. As a variational
+// inequality z = (p, q) and F(p, q) = (−A q, Aᵀ p). Its duality gap
+//
+//	gap(p, q) = max_i (A q)_i − min_j (Aᵀ p)_j ≥ 0
+//
+// brackets the value: min_j (Aᵀ p)_j ≤ v* ≤ max_i (A q)_i.
+//
+// Matrix games run on a tensorops.Backend (Settings.Backend; the CPU by
+// default), which holds A and every iterate.
+type MatrixGame struct {
+	a      *tensor.Dense
+	m, n   int
+	maxAbs float64
+	rowSet tensorops.Setup
+	colSet tensorops.Setup
+}
+
+// NewMatrixGame returns the game with payoff matrix a, which must be a 2-D,
+// non-empty, row-major float64 or float32 tensor with finite entries (the
+// error names the first offending index). The game aliases a: it must not be
+// modified while the game is in use. Both players use the entropic setup;
+// see SetSetups.
+func NewMatrixGame(a *tensor.Dense) (*MatrixGame, error) {
+	if a == nil {
+		return nil, errors.New("solver: nil payoff matrix")
+	}
+	shape := a.Shape()
+	if len(shape) != 2 {
+		return nil, fmt.Errorf("solver: payoff matrix must be 2-D, got shape %v", shape)
+	}
+	m, n := shape[0], shape[1]
+	if m == 0 || n == 0 {
+		return nil, fmt.Errorf("solver: empty payoff matrix (%d×%d)", m, n)
+	}
+	if a.DataOrder().IsColMajor() || a.IsView() {
+		return nil, errors.New("solver: payoff matrix must be a contiguous row-major tensor")
+	}
+	g := &MatrixGame{a: a, m: m, n: n}
+	var bad int
+	switch d := a.Data().(type) {
+	case []float64:
+		g.maxAbs, bad = scanF64(d[:m*n])
+	case []float32:
+		g.maxAbs, bad = scanF32(d[:m*n])
+	default:
+		return nil, fmt.Errorf("solver: unsupported payoff matrix dtype %v (want float64 or float32)", a.Dtype())
+	}
+	if bad >= 0 {
+		v, _ := a.At(bad/n, bad%n)
+		return nil, fmt.Errorf("solver: payoff matrix entry (%d, %d) is %v", bad/n, bad%n, v)
+	}
+	return g, nil
+}
+
+// scanF64 returns max |d_i| and the index of the first non-finite entry (−1
+// if none).
+func scanF64(d []float64) (float64, int) {
+	var mx float64
+	for i, v := range d {
+		a := math.Abs(v)
+		if !(a <= math.MaxFloat64) {
+			return 0, i
+		}
+		mx = math.Max(mx, a)
+	}
+	return mx, -1
+}
+
+func scanF32(d []float32) (float64, int) {
+	var mx float32
+	for i, v := range d {
+		a := float32(math.Abs(float64(v)))
+		if !(a <= math.MaxFloat32) {
+			return 0, i
+		}
+		mx = max(mx, a)
+	}
+	return float64(mx), -1
+}
+
+// SetSetups chooses the players' geometries (tensorops.Entropic, the
+// default, or tensorops.Euclidean).
+func (g *MatrixGame) SetSetups(row, col tensorops.Setup) {
+	g.rowSet, g.colSet = row, col
+}
+
+// Setups returns the players' geometries.
+func (g *MatrixGame) Setups() (row, col tensorops.Setup) { return g.rowSet, g.colSet }
+
+// Dims returns the payoff matrix's shape: m row strategies, n column
+// strategies.
+func (g *MatrixGame) Dims() (m, n int) { return g.m, g.n }
+
+// Dim returns m + n.
+func (g *MatrixGame) Dim() int { return g.m + g.n }
+
+// MaxAbs returns max |A_ij|: the default G0 (the exact bound of ‖F‖_* in the
+// entropic setup), the Lipschitz constant of F used by the constant rule, and
+// the scale of the relative gap.
+func (g *MatrixGame) MaxAbs() float64 { return g.maxAbs }
+
+// Payoff returns the payoff matrix (aliased).
+func (g *MatrixGame) Payoff() *tensor.Dense { return g.a }
+
+// Operator is a monotone operator F on R^d.
+type Operator interface {
+	// Apply sets dst = F(z) for a point z of the problem's set. It must not
+	// retain dst or z.
+	Apply(dst, z []float64)
+}
+
+// OperatorFunc adapts a function to the Operator interface.
+type OperatorFunc func(dst, z []float64)
+
+// Apply calls f(dst, z).
+func (f OperatorFunc) Apply(dst, z []float64) { f(dst, z) }
+
+// Monotone is a general monotone variational inequality given through Go
+// values: convex minimization (F = ∇f), convex-concave saddle points
+// (F = (∇_u f, −∇_w f)) or any monotone map, over the set of Geometry. It runs
+// in Go on the host.
+//
+// The certified gap of a point x is the strong gap ⟨F(x), x⟩ + Support(−F(x))
+// = max_z ⟨F(x), x − z⟩, an upper bound of the VI gap and, for F = ∇f, of
+// f(x) − min f; the gap of the average is the regret bound
+// Σ w_t⟨g_t, x_t⟩/W + Support(−ḡ), valid for any monotone F and equal to the
+// saddle gap for bilinear problems. Both are +Inf on unbounded sets.
+type Monotone struct {
+	// F is the operator (required).
+	F Operator
+	// Set is the geometry of the feasible set (required).
+	Set Geometry
+	// Scale divides the gap in the relative-gap stopping test; 0 means 1.
+	Scale float64
+	// Lipschitz is a Lipschitz constant of F in the setup's norm, used by the
+	// constant step rule (step 1/Lipschitz); 0 means unknown.
+	Lipschitz float64
+	// Bound is an upper bound of ‖F‖_* on the set, the default G0; 0 means
+	// estimate it (SPEC section 3).
+	Bound float64
+}
+
+// Dim returns the geometry's dimension.
+func (p *Monotone) Dim() int {
+	if p.Set == nil {
+		return 0
+	}
+	return p.Set.Dim()
+}
+
+func (p *Monotone) validate() error {
+	if p.F == nil || p.Set == nil {
+		return errors.New("solver: Monotone needs an operator and a set")
+	}
+	if p.Set.Dim() < 1 {
+		return errors.New("solver: empty set")
+	}
+	return nil
+}

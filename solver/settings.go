@@ -1,0 +1,234 @@
+package solver
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/gpump/gpump/tensorops"
+)
+
+// Averaging chooses the weights of the averaged iterate of mirror-prox.
+type Averaging int
+
+const (
+	// RuleAveraging uses the step rule's preference (see AveragingPreferrer):
+	// StepWeighted for backtracking, Uniform for every other rule.
+	RuleAveraging Averaging = iota
+	// Uniform averages x_1 … x_t with equal weights (the paper's output).
+	Uniform
+	// StepWeighted weights x_t by the step size eta_t, the average whose gap
+	// Nemirovski (2004) bounds by D²/Σ eta_t when steps vary.
+	StepWeighted
+)
+
+var averagingNames = [...]string{"auto", "uniform", "step"}
+
+// String returns "auto", "uniform" or "step".
+func (a Averaging) String() string {
+	if int(a) < len(averagingNames) {
+		return averagingNames[a]
+	}
+	return "unknown"
+}
+
+// ParseAveraging parses "auto", "uniform" or "step".
+func ParseAveraging(s string) (Averaging, error) {
+	for i, n := range averagingNames {
+		if s == n {
+			return Averaging(i), nil
+		}
+	}
+	return 0, fmt.Errorf("solver: unknown averaging %q (want auto, uniform or step)", s)
+}
+
+// AveragingPreferrer is implemented by step rules whose natural average is
+// not the uniform one.
+type AveragingPreferrer interface {
+	// Averaging returns the rule's preferred averaging.
+	Averaging() Averaging
+}
+
+// Settings control a solve. A nil *Settings means DefaultSettings(). In a
+// non-nil Settings every zero field means "not set": no such limit, or the
+// documented default of a constant. At least one stopping criterion must be
+// set (a gap target, an iteration, evaluation or time limit).
+type Settings struct {
+	// RelGap stops when gap / scale ≤ RelGap, where scale is max |A_ij| for a
+	// matrix game and Monotone.Scale (default 1) otherwise.
+	RelGap float64
+	// AbsGap stops when gap ≤ AbsGap.
+	AbsGap float64
+	// MaxIterations limits the iterations (mirror-prox trials accepted,
+	// regret-matching rounds).
+	MaxIterations int
+	// MaxEvaluations limits the operator evaluations, counting the start
+	// point's and those of rejected backtracking trials.
+	MaxEvaluations int
+	// TimeLimit limits the wall time of the iterations.
+	TimeLimit time.Duration
+
+	// G0 is the universal rules' G0 (the first step is D/G0). Default: max
+	// |A_ij| for a matrix game; for a Monotone, Bound or else twice the
+	// largest ‖F‖_* seen at y_0 and at a few random points of the set.
+	G0 float64
+	// Diameter is D, with D² = sup R − inf R of the setup. Default: that
+	// value (log m + log n for an entropic matrix game). It is required on
+	// unbounded sets.
+	Diameter float64
+	// Averaging chooses the averaging weights of mirror-prox (default: the
+	// rule's preference, uniform except for backtracking). The
+	// regret-matching baselines always use linear weights and OMWU uniform
+	// weights.
+	Averaging Averaging
+
+	// Backend runs matrix games; nil means a CPU backend with Threads
+	// workers, created and closed by Solve.
+	Backend tensorops.Backend
+	// Threads is the CPU worker count when Backend is nil; 0 means all cores.
+	Threads int
+	// Seed seeds the random points of the default G0 of a Monotone problem.
+	Seed uint64
+	// Recorder, if not nil, is told about the start and every iteration.
+	Recorder Recorder
+}
+
+// DefaultSettings returns the settings a nil *Settings stands for: relative
+// gap 1e-4 and at most 100000 iterations.
+func DefaultSettings() *Settings {
+	return &Settings{RelGap: 1e-4, MaxIterations: 100000}
+}
+
+func (s *Settings) hasStop() bool {
+	return s.RelGap > 0 || s.AbsGap > 0 || s.MaxIterations > 0 || s.MaxEvaluations > 0 || s.TimeLimit > 0
+}
+
+// Status says why a solve stopped.
+type Status int
+
+const (
+	// NotTerminated is the status of a solve still running.
+	NotTerminated Status = iota
+	// Converged: the relative or absolute gap target was met.
+	Converged
+	// IterationLimit: Settings.MaxIterations was reached.
+	IterationLimit
+	// EvaluationLimit: Settings.MaxEvaluations was reached.
+	EvaluationLimit
+	// TimeLimit: Settings.TimeLimit was reached.
+	TimeLimit
+	// Canceled: the context was canceled; the result holds the best point so
+	// far.
+	Canceled
+)
+
+var statusNames = [...]string{"running", "converged", "iteration_limit", "evaluation_limit", "time_limit", "canceled"}
+
+// String returns the status's name as written in JSON results:
+// "converged", "iteration_limit", "evaluation_limit", "time_limit",
+// "canceled".
+func (s Status) String() string {
+	if int(s) < len(statusNames) {
+		return statusNames[s]
+	}
+	return "unknown"
+}
+
+// PointKind says which point a result or a certificate is about.
+type PointKind int
+
+const (
+	// StartPoint is y_0 = argmin R.
+	StartPoint PointKind = iota
+	// AveragePoint is the averaged iterate.
+	AveragePoint
+	// LastPoint is the last iterate (the extrapolated point x_t of
+	// mirror-prox, the current strategies of the baselines).
+	LastPoint
+)
+
+var pointNames = [...]string{"start", "average", "last"}
+
+// String returns "start", "average" or "last".
+func (k PointKind) String() string {
+	if int(k) < len(pointNames) {
+		return pointNames[k]
+	}
+	return "unknown"
+}
+
+// Stats count the work of a solve.
+type Stats struct {
+	// Iterations is the number of iterations done.
+	Iterations int
+	// Evaluations counts operator evaluations, including the start point's,
+	// rejected trials' and the final certificate's.
+	Evaluations int
+	// MatrixPasses counts full reads of the payoff matrix (matrix games).
+	MatrixPasses int
+	// Rejections counts rejected backtracking trials.
+	Rejections int
+	// Step is the last step size used (0 for the regret-matching methods).
+	Step float64
+	// Runtime is the wall time of the solve.
+	Runtime time.Duration
+}
+
+// Result is the outcome of a solve.
+type Result struct {
+	// X is the returned point z. For a matrix game it is p followed by q.
+	X []float64
+	// Row and Column alias X[:m] and X[m:] for a matrix game; nil otherwise.
+	Row, Column []float64
+	// Point says which iterate X is: the better certified of the average and
+	// the last iterate over the whole run (SPEC section 5).
+	Point PointKind
+	// Gap is the certified duality gap of X (for a matrix game recomputed
+	// with a fresh pass over A at the end).
+	Gap float64
+	// RelGap is Gap divided by the problem's scale (max |A_ij| for a game).
+	RelGap float64
+	// ValueLower and ValueUpper bracket the value of a matrix game:
+	// min_j (Aᵀp)_j ≤ v* ≤ max_i (A q)_i; NaN for other problems.
+	ValueLower, ValueUpper float64
+	// Method names the method and step rule.
+	Method string
+	// Status says why the solve stopped.
+	Status Status
+	Stats
+}
+
+// Recorder observes a solve; progress bars, traces and plots are Recorders.
+// Its methods are called from the solving goroutine; an error stops the solve
+// and is returned by Solve.
+type Recorder interface {
+	// Init is called once before the first iteration.
+	Init(info *Info) error
+	// Record is called after the start point is evaluated (Iteration 0) and
+	// after every iteration. The Record is reused: copy what you keep.
+	Record(r *Record) error
+}
+
+// Info describes a solve to a Recorder.
+type Info struct {
+	Method   string
+	Dim      int
+	Scale    float64 // the relative gap's divisor
+	Settings *Settings
+}
+
+// Record is one row of a solve's history.
+type Record struct {
+	Iteration    int
+	Evaluations  int
+	MatrixPasses int
+	Step         float64 // eta_t (0 for the regret-matching methods)
+	// GapAverage and GapLast are the certified gaps of the average and of
+	// the last iterate at this iteration (+Inf when unavailable).
+	GapAverage, GapLast float64
+	// Gap, RelGap and the value bracket are those of the best certified
+	// point so far, Point.
+	Gap, RelGap            float64
+	ValueLower, ValueUpper float64
+	Point                  PointKind
+	Elapsed                time.Duration
+}

@@ -1,0 +1,331 @@
+package solver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/gpump/gpump/tensorops"
+)
+
+// certificate is a certified duality gap, with the value bracket of a game
+// (NaN otherwise).
+type certificate struct {
+	gap, lower, upper float64
+}
+
+var noCertificate = certificate{gap: math.Inf(1), lower: math.NaN(), upper: math.NaN()}
+
+// Solve computes an approximate solution of p with method m (nil: the
+// default, DefaultMethodName) under settings s (nil: DefaultSettings()).
+//
+// Errors are for invalid problems, settings or methods, for a Recorder's
+// error and for a backend's failure. A canceled context is not an error: Solve
+// returns the best certified point so far with Status Canceled, within one
+// iteration.
+func Solve(ctx context.Context, p Problem, s *Settings, m Method) (*Result, error) {
+	if s == nil {
+		s = DefaultSettings()
+	}
+	if !s.hasStop() {
+		return nil, errors.New("solver: no stopping criterion set")
+	}
+	if s.RelGap < 0 || s.AbsGap < 0 || s.MaxIterations < 0 || s.MaxEvaluations < 0 || s.TimeLimit < 0 ||
+		s.G0 < 0 || s.Diameter < 0 || math.IsNaN(s.G0) || math.IsNaN(s.Diameter) {
+		return nil, errors.New("solver: negative or NaN setting")
+	}
+	if m == nil {
+		m = &MirrorProx{}
+	}
+	if mp, ok := m.(*MirrorProx); ok && mp.Rule == nil {
+		def, _ := NewMethod(DefaultMethodName, Params{})
+		m = def
+	}
+	switch p := p.(type) {
+	case *MatrixGame:
+		return solveGame(ctx, p, s, m)
+	case *Monotone:
+		mp, ok := m.(*MirrorProx)
+		if !ok {
+			return nil, fmt.Errorf("solver: method %s solves matrix games only", m.Name())
+		}
+		if err := p.validate(); err != nil {
+			return nil, err
+		}
+		return solveMonotone(ctx, p, s, mp)
+	case nil:
+		return nil, errors.New("solver: nil problem")
+	default:
+		return nil, fmt.Errorf("solver: unsupported problem type %T", p)
+	}
+}
+
+func solveGame(ctx context.Context, g *MatrixGame, s *Settings, m Method) (*Result, error) {
+	be := s.Backend
+	if be == nil {
+		cpu := tensorops.NewCPU(s.Threads)
+		defer cpu.Close()
+		be = cpu
+	}
+	base, err := newGameBase(be, g)
+	if err != nil {
+		return nil, err
+	}
+	defer base.free()
+	scale := g.maxAbs
+	if scale == 0 {
+		scale = 1
+	}
+	tr := newTracker(ctx, s, scale)
+	var res *Result
+	switch m := m.(type) {
+	case *MirrorProx:
+		d2 := setupDiameterSq(g.rowSet, g.m) + setupDiameterSq(g.colSet, g.n)
+		// scale is max |A_ij|, or 1 for the zero game, which the start
+		// point solves before any step is taken.
+		k := Constants{D: math.Sqrt(d2), G0: scale, L: scale}
+		if s.Diameter > 0 {
+			k.D = s.Diameter
+		}
+		if s.G0 > 0 {
+			k.G0 = s.G0
+		}
+		eng, err := newMPGame(base)
+		if err != nil {
+			return nil, err
+		}
+		res, err = runMirrorProx(tr, eng, m.Rule, k)
+		if err != nil {
+			return nil, err
+		}
+	case *RegretMatching:
+		res, err = runRegretMatching(tr, base, m.Predictive)
+		if err != nil {
+			return nil, err
+		}
+	case *OMWU:
+		eta := m.Eta
+		if eta <= 0 {
+			eta = 1 / scale
+		}
+		res, err = runOMWU(tr, base, eta)
+		if err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("solver: unsupported method %T", m)
+	}
+	res.Method = m.Name()
+	res.Row, res.Column = res.X[:g.m:g.m], res.X[g.m:]
+	return res, nil
+}
+
+func setupDiameterSq(s tensorops.Setup, n int) float64 {
+	if s == tensorops.Euclidean {
+		return (1 - 1/float64(n)) / 2
+	}
+	return math.Log(float64(n))
+}
+
+// tracker holds what every method's loop shares: the best certified point,
+// the stopping rules, the clock and the recorder.
+type tracker struct {
+	s        *Settings
+	done     <-chan struct{}
+	scale    float64
+	t0       time.Time
+	best     certificate
+	bestKind PointKind
+	rec      Record
+	status   Status
+	stats    Stats
+}
+
+func newTracker(ctx context.Context, s *Settings, scale float64) *tracker {
+	return &tracker{s: s, done: ctx.Done(), scale: scale, t0: time.Now(), best: noCertificate}
+}
+
+func (t *tracker) init(method string, dim int) error {
+	t.t0 = time.Now()
+	if t.s.Recorder == nil {
+		return nil
+	}
+	return t.s.Recorder.Init(&Info{Method: method, Dim: dim, Scale: t.scale, Settings: t.s})
+}
+
+// offer compares an iteration's certificates with the best so far and says
+// which point (if any) becomes the new best; the caller must then copy it.
+// The average wins ties: it is the paper's output.
+func (t *tracker) offer(avg, last certificate, first PointKind) (PointKind, bool) {
+	c, k := avg, first
+	if last.gap < avg.gap || math.IsNaN(avg.gap) {
+		c, k = last, LastPoint
+	}
+	if !(c.gap < t.best.gap) {
+		return 0, false
+	}
+	t.best, t.bestKind = c, k
+	return k, true
+}
+
+// after records an iteration and applies the stopping rules; it returns
+// NotTerminated to go on.
+func (t *tracker) after(gapAvg, gapLast float64) (Status, error) {
+	r := &t.rec
+	r.Iteration, r.Evaluations, r.MatrixPasses = t.stats.Iterations, t.stats.Evaluations, t.stats.MatrixPasses
+	r.Step = t.stats.Step
+	r.GapAverage, r.GapLast = gapAvg, gapLast
+	r.Gap, r.RelGap = t.best.gap, t.best.gap/t.scale
+	r.ValueLower, r.ValueUpper = t.best.lower, t.best.upper
+	r.Point = t.bestKind
+	r.Elapsed = time.Since(t.t0)
+	if t.s.Recorder != nil {
+		if err := t.s.Recorder.Record(r); err != nil {
+			return NotTerminated, fmt.Errorf("solver: recorder: %w", err)
+		}
+	}
+	switch s := t.s; {
+	case s.RelGap > 0 && t.best.gap <= s.RelGap*t.scale, s.AbsGap > 0 && t.best.gap <= s.AbsGap:
+		return Converged, nil
+	case s.MaxIterations > 0 && t.stats.Iterations >= s.MaxIterations:
+		return IterationLimit, nil
+	case s.TimeLimit > 0 && r.Elapsed >= s.TimeLimit:
+		return TimeLimit, nil
+	}
+	select {
+	case <-t.done:
+		return Canceled, nil
+	default:
+	}
+	return NotTerminated, nil
+}
+
+// budget reports whether another k operator evaluations fit the limit.
+func (t *tracker) budget(k int) bool {
+	return t.s.MaxEvaluations <= 0 || t.stats.Evaluations+k <= t.s.MaxEvaluations
+}
+
+func (t *tracker) result(x []float64, final certificate) *Result {
+	t.stats.Runtime = time.Since(t.t0)
+	return &Result{
+		X: x, Point: t.bestKind, Gap: final.gap, RelGap: final.gap / t.scale,
+		ValueLower: final.lower, ValueUpper: final.upper,
+		Status: t.status, Stats: t.stats,
+	}
+}
+
+// engine is one problem's mirror-prox state machine: the loop in
+// runMirrorProx drives it with host scalars only.
+type engine interface {
+	dim() int
+	// start sets y_0 = argmin R, evaluates m_1 = F(y_0) and certifies y_0.
+	start() (certificate, error)
+	// trial computes x = P_y(eta m), g = F(x), the candidate y' = P_y(eta
+	// g) and the candidate average with weight fraction w, fills t and
+	// certifies x and the candidate average.
+	trial(eta, w float64, t *Trial) (last, avg certificate, err error)
+	// accept makes the candidates current.
+	accept()
+	// advance evaluates m = F(y).
+	advance() error
+	// keep copies the given point into the best-point buffer.
+	keep(k PointKind)
+	// finish returns the best point and its final certificate (recomputed
+	// where the problem allows).
+	finish(best certificate) ([]float64, certificate, error)
+	// work returns the evaluations and matrix passes so far.
+	work() (evals, passes int)
+}
+
+// maxRejections bounds the consecutive rejected trials of one iteration:
+// past it the trial is accepted, since the acceptance test compares numbers
+// that rounding dominates once the step is that small.
+const maxRejections = 60
+
+func runMirrorProx(t *tracker, e engine, rule StepRule, k Constants) (*Result, error) {
+	if err := rule.Init(k); err != nil {
+		return nil, err
+	}
+	if err := t.init(rule.Name(), e.dim()); err != nil {
+		return nil, err
+	}
+	c0, err := e.start()
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := t.offer(c0, noCertificate, StartPoint); ok {
+		e.keep(StartPoint)
+	}
+	sync := func() { t.stats.Evaluations, t.stats.MatrixPasses = e.work() }
+	sync()
+	st, err := t.after(math.Inf(1), c0.gap)
+	if err != nil {
+		return nil, err
+	}
+	avgMode := t.s.Averaging
+	if avgMode == RuleAveraging {
+		avgMode = Uniform
+		if ap, ok := rule.(AveragingPreferrer); ok {
+			avgMode = ap.Averaging()
+		}
+	}
+	var tr Trial
+	var wsum float64
+	rejected := 0
+	for st == NotTerminated {
+		if !t.budget(1) {
+			st = EvaluationLimit
+			break
+		}
+		eta := rule.Step()
+		if !(eta > 0) || math.IsInf(eta, 0) {
+			return nil, fmt.Errorf("solver: step rule %s gave step %g at iteration %d", rule.Name(), eta, t.stats.Iterations+1)
+		}
+		wt := 1.0
+		if avgMode == StepWeighted {
+			wt = eta
+		}
+		tr = Trial{Eta: eta}
+		last, avg, err := e.trial(eta, wt/(wsum+wt), &tr)
+		if err != nil {
+			return nil, err
+		}
+		sync()
+		if !rule.Observe(&tr) && rejected < maxRejections {
+			rejected++
+			t.stats.Rejections++
+			continue
+		}
+		rejected = 0
+		wsum += wt
+		e.accept()
+		t.stats.Iterations++
+		t.stats.Step = eta
+		if k, ok := t.offer(avg, last, AveragePoint); ok {
+			e.keep(k)
+		}
+		if st, err = t.after(avg.gap, last.gap); err != nil {
+			return nil, err
+		}
+		if st != NotTerminated {
+			break
+		}
+		if !t.budget(2) {
+			st = EvaluationLimit
+			break
+		}
+		if err := e.advance(); err != nil {
+			return nil, err
+		}
+		sync()
+	}
+	t.status = st
+	x, final, err := e.finish(t.best)
+	if err != nil {
+		return nil, err
+	}
+	_, t.stats.MatrixPasses = e.work()
+	return t.result(x, final), nil
+}
