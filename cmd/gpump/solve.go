@@ -1,0 +1,279 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+	"gorgonia.org/tensor"
+
+	"github.com/gpump/gpump/datasets"
+	"github.com/gpump/gpump/solver"
+	"github.com/gpump/gpump/tensorops"
+)
+
+func solveCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "solve",
+		Usage:     "approximate an equilibrium of the game with a payoff matrix",
+		ArgsUsage: "[PAYOFF.npy]",
+		Description: `The row player maximizes p'Aq, the column player minimizes it. The result
+is a JSON object with the strategies, the certified duality gap and the value
+bracket value_lower <= v* <= value_upper.
+
+Exit status: 0 when the gap target was reached, 1 on an error, 2 when a limit
+stopped the solve first, 3 when interrupted (the result is still written).
+
+Examples:
+   gpump solve --gen uniform --m 2000 --n 2000 --seed 1
+   gpump solve payoff.npy --algo ga-bounded --eps 1e-4 --output result.json
+   gpump solve payoff.npy --algo rm+ --precision f32 --threads 2`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "gen", Usage: "generate the matrix instead of reading it: uniform (entries in [-1, 1]) or gaussian"},
+			&cli.IntFlag{Name: "m", Value: 1000, Usage: "rows of a generated matrix"},
+			&cli.IntFlag{Name: "n", Value: 1000, Usage: "columns of a generated matrix"},
+			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of a generated matrix"},
+			&cli.StringFlag{Name: "algo", Value: solver.DefaultMethodName, Usage: "method: " + strings.Join(solver.MethodNames, ", ")},
+			&cli.Float64Flag{Name: "c", Usage: "constant c of ga-bounded (default 1) and ga-stochastic (default 5)"},
+			&cli.Float64Flag{Name: "eta", Usage: "step of constant (default 1/max|A|) and omwu (default 1/max|A|), gamma0 of adaprox (default D/G0)"},
+			&cli.Float64Flag{Name: "g0", Usage: "G0 of the universal rules (default max|A_ij|)"},
+			&cli.Float64Flag{Name: "diameter", Usage: "D, with D^2 = sup R - inf R (default sqrt(log m + log n) in the entropic setup)"},
+			&cli.StringFlag{Name: "averaging", Value: "auto", Usage: "mirror-prox averaging: auto (the rule's choice), uniform or step"},
+			&cli.StringFlag{Name: "setup", Value: "entropic", Usage: "geometry of both players: entropic or euclidean"},
+			&cli.Float64Flag{Name: "eps", Value: 1e-4, Usage: "target relative gap, gap / max|A_ij| (0: none)"},
+			&cli.Float64Flag{Name: "abs-eps", Usage: "target absolute gap (0: none)"},
+			&cli.IntFlag{Name: "max-iter", Value: 100000, Usage: "iteration limit (0: none)"},
+			&cli.IntFlag{Name: "max-evals", Usage: "operator evaluation limit (0: none)"},
+			&cli.DurationFlag{Name: "time-limit", Usage: "wall-time limit of the iterations, e.g. 30s (0: none)"},
+			&cli.StringFlag{Name: "precision", Value: "auto", Usage: "storage of A: f64, f32, or auto (the file's type; f64 for generators and integer files)"},
+			&cli.IntFlag{Name: "threads", Usage: "CPU worker threads (default: all cores)"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the JSON result to this file (default stdout)"},
+		},
+		Action: solveAction,
+	}
+}
+
+// solveOutput is the JSON result of gpump solve.
+type solveOutput struct {
+	Status              string    `json:"status"`
+	Gap                 float64   `json:"gap"`
+	RelativeGap         float64   `json:"relative_gap"`
+	ValueLower          float64   `json:"value_lower"`
+	ValueUpper          float64   `json:"value_upper"`
+	Point               string    `json:"point"`
+	Iterations          int       `json:"iterations"`
+	OperatorEvaluations int       `json:"operator_evaluations"`
+	MatrixPasses        int       `json:"matrix_passes"`
+	Rejections          int       `json:"rejections,omitempty"`
+	Step                float64   `json:"step,omitempty"`
+	Seconds             float64   `json:"seconds"`
+	LoadSeconds         float64   `json:"load_seconds"`
+	Algorithm           string    `json:"algorithm"`
+	Source              string    `json:"source"`
+	M                   int       `json:"m"`
+	N                   int       `json:"n"`
+	Precision           string    `json:"precision"`
+	MaxAbsEntry         float64   `json:"max_abs_entry"`
+	TargetRelativeGap   float64   `json:"target_relative_gap"`
+	Threads             int       `json:"threads"`
+	Kernels             string    `json:"kernels"`
+	RowStrategy         []float64 `json:"row_strategy"`
+	ColumnStrategy      []float64 `json:"column_strategy"`
+}
+
+func solveAction(c *cli.Context) error {
+	method, err := solver.NewMethod(c.String("algo"), solver.Params{C: c.Float64("c"), Eta: c.Float64("eta")})
+	if err != nil {
+		return err
+	}
+	avg, err := solver.ParseAveraging(c.String("averaging"))
+	if err != nil {
+		return err
+	}
+	var setup tensorops.Setup
+	switch c.String("setup") {
+	case "entropic":
+		setup = tensorops.Entropic
+	case "euclidean":
+		setup = tensorops.Euclidean
+	default:
+		return fmt.Errorf("unknown setup %q (want entropic or euclidean)", c.String("setup"))
+	}
+	for _, name := range []string{"c", "eta", "g0", "diameter", "eps", "abs-eps"} {
+		if v := c.Float64(name); !(v >= 0) {
+			return fmt.Errorf("--%s must be >= 0, got %v", name, v)
+		}
+	}
+	for _, name := range []string{"max-iter", "max-evals", "threads"} {
+		if c.Int(name) < 0 {
+			return fmt.Errorf("--%s must be >= 0, got %d", name, c.Int(name))
+		}
+	}
+	if c.Duration("time-limit") < 0 {
+		return fmt.Errorf("--time-limit must be >= 0, got %v", c.Duration("time-limit"))
+	}
+
+	t0 := time.Now()
+	a, source, err := loadMatrix(c)
+	if err != nil {
+		return err
+	}
+	load := time.Since(t0)
+	game, err := solver.NewMatrixGame(a)
+	if err != nil {
+		return err
+	}
+	game.SetSetups(setup, setup)
+
+	threads := c.Int("threads")
+	if threads == 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	cpu := tensorops.NewCPU(threads)
+	defer cpu.Close()
+	s := &solver.Settings{
+		RelGap:         c.Float64("eps"),
+		AbsGap:         c.Float64("abs-eps"),
+		MaxIterations:  c.Int("max-iter"),
+		MaxEvaluations: c.Int("max-evals"),
+		TimeLimit:      c.Duration("time-limit"),
+		G0:             c.Float64("g0"),
+		Diameter:       c.Float64("diameter"),
+		Averaging:      avg,
+		Backend:        cpu,
+	}
+	res, err := solver.Solve(c.Context, game, s, method)
+	if err != nil {
+		return err
+	}
+	m, n := game.Dims()
+	out := solveOutput{
+		Status: res.Status.String(), Gap: res.Gap, RelativeGap: res.RelGap,
+		ValueLower: res.ValueLower, ValueUpper: res.ValueUpper, Point: res.Point.String(),
+		Iterations: res.Iterations, OperatorEvaluations: res.Evaluations, MatrixPasses: res.MatrixPasses,
+		Rejections: res.Rejections, Step: res.Step,
+		Seconds: res.Runtime.Seconds(), LoadSeconds: load.Seconds(),
+		Algorithm: res.Method, Source: source, M: m, N: n,
+		Precision: precisionName(a.Dtype()), MaxAbsEntry: game.MaxAbs(), TargetRelativeGap: s.RelGap,
+		Threads: threads, Kernels: cpu.Kernels(),
+		RowStrategy: res.Row, ColumnStrategy: res.Column,
+	}
+	if err := writeJSON(c.String("output"), c.App.Writer, &out); err != nil {
+		return err
+	}
+	switch res.Status {
+	case solver.Converged:
+		return nil
+	case solver.Canceled:
+		return exitStatus(exitCanceled)
+	default:
+		return exitStatus(exitLimit)
+	}
+}
+
+func precisionName(dt tensor.Dtype) string {
+	if dt == tensor.Float32 {
+		return "f32"
+	}
+	return "f64"
+}
+
+// loadMatrix reads the matrix named by the argument or generates it, in the
+// requested precision; source describes where it came from.
+func loadMatrix(c *cli.Context) (*tensor.Dense, string, error) {
+	var dt tensor.Dtype
+	switch p := c.String("precision"); p {
+	case "auto":
+	case "f64":
+		dt = tensor.Float64
+	case "f32":
+		dt = tensor.Float32
+	default:
+		return nil, "", fmt.Errorf("unknown precision %q (want auto, f64 or f32)", p)
+	}
+	gen := c.String("gen")
+	switch {
+	case gen != "" && c.Args().Present():
+		return nil, "", errors.New("give a payoff file or --gen, not both")
+	case gen == "" && !c.Args().Present():
+		return nil, "", errors.New("no payoff matrix: give a .npy file or --gen uniform|gaussian (see gpump solve --help)")
+	case c.NArg() > 1:
+		return nil, "", fmt.Errorf("one payoff file expected, got %d arguments", c.NArg())
+	}
+	if gen == "" {
+		path := c.Args().First()
+		if ext := strings.ToLower(filepath.Ext(path)); ext != ".npy" {
+			return nil, "", fmt.Errorf("%s: unsupported format %q (this version reads .npy)", path, ext)
+		}
+		a, err := datasets.ReadNPY(path, &datasets.ReadOptions{DType: dt})
+		return a, path, err
+	}
+	if (dt == tensor.Dtype{}) {
+		dt = tensor.Float64
+	}
+	m, n, seed := c.Int("m"), c.Int("n"), c.Uint64("seed")
+	if m <= 0 || n <= 0 {
+		return nil, "", fmt.Errorf("--m and --n must be positive, got %d and %d", m, n)
+	}
+	source := fmt.Sprintf("%s:m=%d,n=%d,seed=%d", gen, m, n, seed)
+	switch gen {
+	case "uniform":
+		a, err := datasets.Uniform(dt, m, n, -1, 1, seed)
+		return a, source, err
+	case "gaussian":
+		a, err := datasets.Gaussian(dt, m, n, seed)
+		return a, source, err
+	}
+	return nil, "", fmt.Errorf("unknown generator %q (want uniform or gaussian)", gen)
+}
+
+// writeJSON writes v as indented JSON to path, atomically (a temporary file
+// in the same directory, synced, then renamed), or to w when path is empty.
+func writeJSON(path string, w io.Writer, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	if path == "" {
+		_, err := w.Write(b)
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	// CreateTemp makes the file 0600; a result file is an ordinary file.
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
