@@ -58,17 +58,19 @@ func (l *baseline) observe(w float64, first PointKind) (Status, error) {
 	}
 	last := gameCertificate(l.gs[0].MinG, l.gs[1].MinG)
 	avg := gameCertificate(l.gs[0].MinAvgG, l.gs[1].MinAvgG)
-	if k, ok := l.t.offer(avg, last, first); ok {
-		src := l.avgX
-		if k == LastPoint {
-			src = [2]tensorops.Vector{l.z[0].Value, l.z[1].Value}
-		}
-		for b := range 2 {
-			l.be.Copy(l.best[b], src[b])
-		}
-	}
+	l.t.keepBest(l, avg, last, first)
 	l.t.stats.Evaluations, l.t.stats.MatrixPasses = l.evals, l.passes
 	return l.t.after(avg.gap, last.gap)
+}
+
+// keep copies block b of the average or of the current pair (the start
+// point is both) into the best point.
+func (l *baseline) keep(k PointKind, b int) {
+	if k == LastPoint {
+		l.be.Copy(l.best[b], l.z[b].Value)
+	} else {
+		l.be.Copy(l.best[b], l.avgX[b])
+	}
 }
 
 func (l *baseline) result(st Status) (*Result, error) {

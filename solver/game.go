@@ -215,16 +215,14 @@ func (e *mpGame) advance() error {
 	return nil
 }
 
-func (e *mpGame) keep(k PointKind) {
-	for b := range 2 {
-		switch k {
-		case StartPoint:
-			e.be.Copy(e.best[b], e.y[b].Value)
-		case AveragePoint:
-			e.be.Copy(e.best[b], e.avgX[b])
-		case LastPoint:
-			e.be.Copy(e.best[b], e.x[b].Value)
-		}
+func (e *mpGame) keep(k PointKind, b int) {
+	switch k {
+	case StartPoint:
+		e.be.Copy(e.best[b], e.y[b].Value)
+	case AveragePoint:
+		e.be.Copy(e.best[b], e.avgX[b])
+	case LastPoint:
+		e.be.Copy(e.best[b], e.x[b].Value)
 	}
 }
 

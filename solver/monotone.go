@@ -23,7 +23,7 @@ func solveMonotone(ctx context.Context, p *Monotone, s *Settings, m *MirrorProx)
 	case k.G0 <= 0:
 		k.G0 = e.estimateG0(s.Seed)
 	}
-	res, err := runMirrorProx(newTracker(ctx, s, scale), e, m.Rule, k)
+	res, err := runMirrorProx(newTracker(ctx, s, scale, false), e, m.Rule, k)
 	if err != nil {
 		return nil, err
 	}
@@ -161,7 +161,7 @@ func (e *vecEngine) advance() error {
 	return nil
 }
 
-func (e *vecEngine) keep(k PointKind) {
+func (e *vecEngine) keep(k PointKind, _ int) {
 	switch k {
 	case StartPoint:
 		copy(e.best, e.yP)

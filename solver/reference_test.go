@@ -50,17 +50,17 @@ func referenceGames(t testing.TB) map[string]*tensor.Dense {
 //
 // They guard against regressions (±20%) and are the README's table.
 var referenceEvals = map[string]map[string][2]int{
-	"ga-smooth":     {"uniform[0,1] 500x500": {2140, 0}, "nemirovski-2 n=500": {314, 870}},
-	"ga-bounded":    {"uniform[0,1] 500x500": {2146, 0}, "nemirovski-2 n=500": {318, 878}},
-	"ga-stochastic": {"uniform[0,1] 500x500": {2134, 0}, "nemirovski-2 n=500": {312, 866}},
-	"bach-levy":     {"uniform[0,1] 500x500": {2136, 0}, "nemirovski-2 n=500": {314, 868}},
-	"constant":      {"uniform[0,1] 500x500": {7728, 0}, "nemirovski-2 n=500": {1100, 3046}},
-	"amp":           {"uniform[0,1] 500x500": {2134, 0}, "nemirovski-2 n=500": {312, 864}},
-	"adaprox":       {"uniform[0,1] 500x500": {2136, 0}, "nemirovski-2 n=500": {314, 866}},
-	"backtracking":  {"uniform[0,1] 500x500": {440, 4426}, "nemirovski-2 n=500": {519, 1705}},
-	"rm+":           {"uniform[0,1] 500x500": {71, 288}, "nemirovski-2 n=500": {1786, 6407}},
-	"prm+":          {"uniform[0,1] 500x500": {92, 379}, "nemirovski-2 n=500": {858, 2198}},
-	"omwu":          {"uniform[0,1] 500x500": {3875, 0}, "nemirovski-2 n=500": {551, 1524}},
+	"ga-smooth":     {"uniform[0,1] 500x500": {2136, 0}, "nemirovski-2 n=500": {314, 870}},
+	"ga-bounded":    {"uniform[0,1] 500x500": {2140, 0}, "nemirovski-2 n=500": {318, 878}},
+	"ga-stochastic": {"uniform[0,1] 500x500": {2132, 0}, "nemirovski-2 n=500": {312, 866}},
+	"bach-levy":     {"uniform[0,1] 500x500": {2134, 0}, "nemirovski-2 n=500": {314, 868}},
+	"constant":      {"uniform[0,1] 500x500": {7678, 0}, "nemirovski-2 n=500": {1100, 3046}},
+	"amp":           {"uniform[0,1] 500x500": {2132, 0}, "nemirovski-2 n=500": {312, 864}},
+	"adaprox":       {"uniform[0,1] 500x500": {2132, 0}, "nemirovski-2 n=500": {314, 866}},
+	"backtracking":  {"uniform[0,1] 500x500": {440, 4412}, "nemirovski-2 n=500": {296, 815}},
+	"rm+":           {"uniform[0,1] 500x500": {67, 277}, "nemirovski-2 n=500": {1024, 2608}},
+	"prm+":          {"uniform[0,1] 500x500": {92, 379}, "nemirovski-2 n=500": {807, 2067}},
+	"omwu":          {"uniform[0,1] 500x500": {3869, 0}, "nemirovski-2 n=500": {551, 1524}},
 }
 
 // TestReferenceEvaluations runs every method on the reference games of

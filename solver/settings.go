@@ -180,8 +180,12 @@ type Result struct {
 	// Row and Column alias X[:m] and X[m:] for a matrix game; nil otherwise.
 	Row, Column []float64
 	// Point says which iterate X is: the better certified of the average and
-	// the last iterate over the whole run (SPEC section 5).
-	Point PointKind
+	// the last iterate over the whole run (SPEC section 5). For a matrix game
+	// it is the kind of the row strategy and ColumnPoint that of the column
+	// strategy: the gap is a sum of a part that depends on p alone and a part
+	// that depends on q alone, so each player's best certified strategy is
+	// kept separately.
+	Point, ColumnPoint PointKind
 	// Gap is the certified duality gap of X (for a matrix game recomputed
 	// with a fresh pass over A at the end).
 	Gap float64
@@ -226,9 +230,10 @@ type Record struct {
 	// the last iterate at this iteration (+Inf when unavailable).
 	GapAverage, GapLast float64
 	// Gap, RelGap and the value bracket are those of the best certified
-	// point so far, Point.
+	// point so far, whose kind is Point (ColumnPoint for a game's column
+	// strategy, see Result).
 	Gap, RelGap            float64
 	ValueLower, ValueUpper float64
-	Point                  PointKind
+	Point, ColumnPoint     PointKind
 	Elapsed                time.Duration
 }

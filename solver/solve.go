@@ -78,7 +78,7 @@ func solveGame(ctx context.Context, g *MatrixGame, s *Settings, m Method) (*Resu
 	if scale == 0 {
 		scale = 1
 	}
-	tr := newTracker(ctx, s, scale)
+	tr := newTracker(ctx, s, scale, true)
 	var res *Result
 	switch m := m.(type) {
 	case *MirrorProx:
@@ -132,19 +132,26 @@ func setupDiameterSq(s tensorops.Setup, n int) float64 {
 // tracker holds what every method's loop shares: the best certified point,
 // the stopping rules, the clock and the recorder.
 type tracker struct {
-	s        *Settings
-	done     <-chan struct{}
-	scale    float64
-	t0       time.Time
-	best     certificate
-	bestKind PointKind
+	s     *Settings
+	done  <-chan struct{}
+	scale float64
+	game  bool
+	t0    time.Time
+	best  certificate
+	// bestKind[0] is the kind of the best point (of the row strategy for a
+	// game), bestKind[1] that of the best column strategy.
+	bestKind [2]PointKind
 	rec      Record
 	status   Status
 	stats    Stats
 }
 
-func newTracker(ctx context.Context, s *Settings, scale float64) *tracker {
-	return &tracker{s: s, done: ctx.Done(), scale: scale, t0: time.Now(), best: noCertificate}
+func newTracker(ctx context.Context, s *Settings, scale float64, game bool) *tracker {
+	t := &tracker{s: s, done: ctx.Done(), scale: scale, game: game, t0: time.Now(), best: noCertificate}
+	if game {
+		t.best.lower, t.best.upper = math.Inf(-1), math.Inf(1)
+	}
+	return t
 }
 
 func (t *tracker) init(method string, dim int) error {
@@ -155,19 +162,46 @@ func (t *tracker) init(method string, dim int) error {
 	return t.s.Recorder.Init(&Info{Method: method, Dim: dim, Scale: t.scale, Settings: t.s})
 }
 
-// offer compares an iteration's certificates with the best so far and says
-// which point (if any) becomes the new best; the caller must then copy it.
+// offer compares an iteration's certificates with the best so far and
+// reports which parts of the best point must now be copied from which
+// candidate: keep[k] is set when part k improved, to the candidate's kind.
 // The average wins ties: it is the paper's output.
-func (t *tracker) offer(avg, last certificate, first PointKind) (PointKind, bool) {
-	c, k := avg, first
-	if last.gap < avg.gap || math.IsNaN(avg.gap) {
-		c, k = last, LastPoint
+//
+// A matrix game's gap max_i (A q)_i − min_j (Aᵀp)_j is a row part that
+// depends on p alone and a column part that depends on q alone, so the best
+// row strategy and the best column strategy are chosen separately among all
+// candidates so far (part 0 and part 1); the pair they form is certified by
+// the two extremes. Other problems have one part, the whole point.
+func (t *tracker) offer(avg, last certificate, first PointKind) (keep [2]PointKind, ok [2]bool) {
+	if !t.game {
+		c, k := avg, first
+		if last.gap < avg.gap || math.IsNaN(avg.gap) {
+			c, k = last, LastPoint
+		}
+		if c.gap < t.best.gap {
+			t.best, t.bestKind[0] = c, k
+			keep[0], ok[0] = k, true
+		}
+		return keep, ok
 	}
-	if !(c.gap < t.best.gap) {
-		return 0, false
+	lo, kl := avg.lower, first
+	if last.lower > lo {
+		lo, kl = last.lower, LastPoint
 	}
-	t.best, t.bestKind = c, k
-	return k, true
+	if lo > t.best.lower {
+		t.best.lower, t.bestKind[0] = lo, kl
+		keep[0], ok[0] = kl, true
+	}
+	up, ku := avg.upper, first
+	if last.upper < up {
+		up, ku = last.upper, LastPoint
+	}
+	if up < t.best.upper {
+		t.best.upper, t.bestKind[1] = up, ku
+		keep[1], ok[1] = ku, true
+	}
+	t.best.gap = t.best.upper - t.best.lower
+	return keep, ok
 }
 
 // after records an iteration and applies the stopping rules; it returns
@@ -179,7 +213,7 @@ func (t *tracker) after(gapAvg, gapLast float64) (Status, error) {
 	r.GapAverage, r.GapLast = gapAvg, gapLast
 	r.Gap, r.RelGap = t.best.gap, t.best.gap/t.scale
 	r.ValueLower, r.ValueUpper = t.best.lower, t.best.upper
-	r.Point = t.bestKind
+	r.Point, r.ColumnPoint = t.bestKind[0], t.bestKind[1]
 	r.Elapsed = time.Since(t.t0)
 	if t.s.Recorder != nil {
 		if err := t.s.Recorder.Record(r); err != nil {
@@ -202,6 +236,16 @@ func (t *tracker) after(gapAvg, gapLast float64) (Status, error) {
 	return NotTerminated, nil
 }
 
+// keepBest offers the certificates and has e copy what improved.
+func (t *tracker) keepBest(e interface{ keep(PointKind, int) }, avg, last certificate, first PointKind) {
+	keep, ok := t.offer(avg, last, first)
+	for part := range 2 {
+		if ok[part] {
+			e.keep(keep[part], part)
+		}
+	}
+}
+
 // budget reports whether another k operator evaluations fit the limit.
 func (t *tracker) budget(k int) bool {
 	return t.s.MaxEvaluations <= 0 || t.stats.Evaluations+k <= t.s.MaxEvaluations
@@ -210,7 +254,7 @@ func (t *tracker) budget(k int) bool {
 func (t *tracker) result(x []float64, final certificate) *Result {
 	t.stats.Runtime = time.Since(t.t0)
 	return &Result{
-		X: x, Point: t.bestKind, Gap: final.gap, RelGap: final.gap / t.scale,
+		X: x, Point: t.bestKind[0], ColumnPoint: t.bestKind[1], Gap: final.gap, RelGap: final.gap / t.scale,
 		ValueLower: final.lower, ValueUpper: final.upper,
 		Status: t.status, Stats: t.stats,
 	}
@@ -230,8 +274,10 @@ type engine interface {
 	accept()
 	// advance evaluates m = F(y).
 	advance() error
-	// keep copies the given point into the best-point buffer.
-	keep(k PointKind)
+	// keep copies part of the given point into the best-point buffer: the
+	// row (0) or column (1) strategy of a game, the whole point (0) of
+	// other problems.
+	keep(k PointKind, part int)
 	// finish returns the best point and its final certificate (recomputed
 	// where the problem allows).
 	finish(best certificate) ([]float64, certificate, error)
@@ -255,9 +301,7 @@ func runMirrorProx(t *tracker, e engine, rule StepRule, k Constants) (*Result, e
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := t.offer(c0, noCertificate, StartPoint); ok {
-		e.keep(StartPoint)
-	}
+	t.keepBest(e, c0, c0, StartPoint)
 	sync := func() { t.stats.Evaluations, t.stats.MatrixPasses = e.work() }
 	sync()
 	st, err := t.after(math.Inf(1), c0.gap)
@@ -303,9 +347,7 @@ func runMirrorProx(t *tracker, e engine, rule StepRule, k Constants) (*Result, e
 		e.accept()
 		t.stats.Iterations++
 		t.stats.Step = eta
-		if k, ok := t.offer(avg, last, AveragePoint); ok {
-			e.keep(k)
-		}
+		t.keepBest(e, avg, last, AveragePoint)
 		if st, err = t.after(avg.gap, last.gap); err != nil {
 			return nil, err
 		}

@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
@@ -35,15 +36,22 @@ type exitStatus int
 func (e exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
 
 func main() {
+	// The first Ctrl-C cancels the solve, which writes its best point so far;
+	// restoring the default handling then lets a second one kill the process
+	// (during a long matrix load, say).
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
 	os.Exit(run(ctx, os.Args, os.Stdout, os.Stderr))
 }
 
 // run executes the command line and returns the exit status; errors are
 // printed once, to stderr.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	err := newApp(stdout, stderr).RunContext(ctx, args)
+	app := newApp(stdout, stderr)
+	err := app.RunContext(ctx, interspersed(app, args))
 	var st exitStatus
 	switch {
 	case err == nil:
@@ -54,6 +62,57 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "gpump: %v\n", err)
 		return exitError
 	}
+}
+
+// interspersed moves a subcommand's positional arguments after its flags:
+// urfave/cli v2 stops parsing flags at the first positional argument, and
+// "gpump solve payoff.npy --algo rm+" is how people write it. A flag's value
+// is the next argument unless the flag is boolean or written --flag=value;
+// "--" ends the flags.
+func interspersed(app *cli.App, args []string) []string {
+	if len(args) < 2 {
+		return args
+	}
+	var cmd *cli.Command
+	for _, c := range app.Commands {
+		if c.HasName(args[1]) {
+			cmd = c
+		}
+	}
+	if cmd == nil {
+		return args
+	}
+	takesValue := map[string]bool{}
+	for _, f := range cmd.Flags {
+		_, isBool := f.(*cli.BoolFlag)
+		for _, name := range f.Names() {
+			takesValue[name] = !isBool
+		}
+	}
+	flags := []string{args[0], args[1]}
+	var positional []string
+	rest := args[2:]
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		switch {
+		case a == "--":
+			positional = append(positional, rest[i+1:]...)
+			i = len(rest)
+		case len(a) > 1 && a[0] == '-':
+			flags = append(flags, a)
+			name := strings.TrimLeft(a, "-")
+			if !strings.Contains(name, "=") && takesValue[name] && i+1 < len(rest) {
+				i++
+				flags = append(flags, rest[i])
+			}
+		default:
+			positional = append(positional, a)
+		}
+	}
+	if len(positional) == 0 {
+		return flags
+	}
+	return append(append(flags, "--"), positional...)
 }
 
 // newApp builds the command line; tests run it in-process.

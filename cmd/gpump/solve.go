@@ -41,20 +41,20 @@ Examples:
 			&cli.IntFlag{Name: "n", Value: 1000, Usage: "columns of a generated matrix"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of a generated matrix"},
 			&cli.StringFlag{Name: "algo", Value: solver.DefaultMethodName, Usage: "method: " + strings.Join(solver.MethodNames, ", ")},
-			&cli.Float64Flag{Name: "c", Usage: "constant c of ga-bounded (default 1) and ga-stochastic (default 5)"},
-			&cli.Float64Flag{Name: "eta", Usage: "step of constant (default 1/max|A|) and omwu (default 1/max|A|), gamma0 of adaprox (default D/G0)"},
-			&cli.Float64Flag{Name: "g0", Usage: "G0 of the universal rules (default max|A_ij|)"},
-			&cli.Float64Flag{Name: "diameter", Usage: "D, with D^2 = sup R - inf R (default sqrt(log m + log n) in the entropic setup)"},
+			&cli.Float64Flag{Name: "c", Usage: "constant c of the ga-bounded and ga-stochastic rules", DefaultText: "1 for ga-bounded, 5 for ga-stochastic"},
+			&cli.Float64Flag{Name: "eta", Usage: "step of the constant rule and of omwu, gamma0 of adaprox", DefaultText: "1/max|A_ij|; D/G0 for adaprox"},
+			&cli.Float64Flag{Name: "g0", Usage: "G0 of the universal rules: the first step is D/G0", DefaultText: "max|A_ij|"},
+			&cli.Float64Flag{Name: "diameter", Usage: "D of the step rules, with D^2 = sup R - inf R", DefaultText: "sqrt(log m + log n) in the entropic setup"},
 			&cli.StringFlag{Name: "averaging", Value: "auto", Usage: "mirror-prox averaging: auto (the rule's choice), uniform or step"},
 			&cli.StringFlag{Name: "setup", Value: "entropic", Usage: "geometry of both players: entropic or euclidean"},
 			&cli.Float64Flag{Name: "eps", Value: 1e-4, Usage: "target relative gap, gap / max|A_ij| (0: none)"},
-			&cli.Float64Flag{Name: "abs-eps", Usage: "target absolute gap (0: none)"},
+			&cli.Float64Flag{Name: "abs-eps", Usage: "target absolute gap", DefaultText: "none"},
 			&cli.IntFlag{Name: "max-iter", Value: 100000, Usage: "iteration limit (0: none)"},
-			&cli.IntFlag{Name: "max-evals", Usage: "operator evaluation limit (0: none)"},
-			&cli.DurationFlag{Name: "time-limit", Usage: "wall-time limit of the iterations, e.g. 30s (0: none)"},
+			&cli.IntFlag{Name: "max-evals", Usage: "operator evaluation limit", DefaultText: "none"},
+			&cli.DurationFlag{Name: "time-limit", Usage: "wall-time limit of the iterations, e.g. 30s", DefaultText: "none"},
 			&cli.StringFlag{Name: "precision", Value: "auto", Usage: "storage of A: f64, f32, or auto (the file's type; f64 for generators and integer files)"},
-			&cli.IntFlag{Name: "threads", Usage: "CPU worker threads (default: all cores)"},
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the JSON result to this file (default stdout)"},
+			&cli.IntFlag{Name: "threads", Usage: "CPU worker threads", DefaultText: "all cores"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the JSON result to this file, atomically", DefaultText: "stdout"},
 		},
 		Action: solveAction,
 	}
@@ -68,6 +68,7 @@ type solveOutput struct {
 	ValueLower          float64   `json:"value_lower"`
 	ValueUpper          float64   `json:"value_upper"`
 	Point               string    `json:"point"`
+	ColumnPoint         string    `json:"column_point"`
 	Iterations          int       `json:"iterations"`
 	OperatorEvaluations int       `json:"operator_evaluations"`
 	MatrixPasses        int       `json:"matrix_passes"`
@@ -157,7 +158,8 @@ func solveAction(c *cli.Context) error {
 	out := solveOutput{
 		Status: res.Status.String(), Gap: res.Gap, RelativeGap: res.RelGap,
 		ValueLower: res.ValueLower, ValueUpper: res.ValueUpper, Point: res.Point.String(),
-		Iterations: res.Iterations, OperatorEvaluations: res.Evaluations, MatrixPasses: res.MatrixPasses,
+		ColumnPoint: res.ColumnPoint.String(),
+		Iterations:  res.Iterations, OperatorEvaluations: res.Evaluations, MatrixPasses: res.MatrixPasses,
 		Rejections: res.Rejections, Step: res.Step,
 		Seconds: res.Runtime.Seconds(), LoadSeconds: load.Seconds(),
 		Algorithm: res.Method, Source: source, M: m, N: n,

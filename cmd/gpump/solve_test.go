@@ -1,0 +1,162 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gorgonia.org/tensor"
+
+	"github.com/gpump/gpump/datasets"
+)
+
+// gpump runs the command line in-process and returns its exit status and
+// outputs.
+func gpump(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), append([]string{"gpump"}, args...), &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func writeMatrix(t *testing.T, name string, m, n int, data any) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	a := tensor.New(tensor.WithShape(m, n), tensor.WithBacking(data))
+	if err := datasets.WriteNPY(path, a); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func decode(t *testing.T, s string) solveOutput {
+	t.Helper()
+	var o solveOutput
+	if err := json.Unmarshal([]byte(s), &o); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, s)
+	}
+	return o
+}
+
+func TestSolveFile(t *testing.T) {
+	// Value 1 at p = (0.6, 0.4) (see solver.ExampleSolve).
+	path := writeMatrix(t, "game.npy", 2, 3, []float64{3, -1, 2, -2, 4, 1})
+	out := filepath.Join(t.TempDir(), "result.json")
+	// Flags after the file, as people write them.
+	code, stdout, stderr := gpump(t, "solve", path, "--algo", "ga-bounded", "--eps", "1e-6", "--output", out)
+	if code != exitOK || stderr != "" || stdout != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := decode(t, string(b))
+	if o.Status != "converged" || o.M != 2 || o.N != 3 || o.Algorithm != "ga-bounded" || o.Precision != "f64" {
+		t.Errorf("unexpected result %+v", o)
+	}
+	if o.RelativeGap > 1e-6 || o.ValueLower > 1+1e-12 || o.ValueUpper < 1-1e-12 {
+		t.Errorf("gap %g, bracket [%g, %g] for v* = 1", o.RelativeGap, o.ValueLower, o.ValueUpper)
+	}
+	if len(o.RowStrategy) != 2 || len(o.ColumnStrategy) != 3 {
+		t.Errorf("strategies %v %v", o.RowStrategy, o.ColumnStrategy)
+	}
+	for _, key := range []string{"status", "gap", "relative_gap", "value_lower", "value_upper", "iterations",
+		"operator_evaluations", "matrix_passes", "seconds", "algorithm", "m", "n", "precision", "row_strategy", "column_strategy"} {
+		if !strings.Contains(string(b), `"`+key+`"`) {
+			t.Errorf("result lacks %q", key)
+		}
+	}
+}
+
+func TestSolveGenerated(t *testing.T) {
+	for _, prec := range []string{"f64", "f32"} {
+		code, stdout, stderr := gpump(t, "solve", "--gen", "uniform", "--m", "40", "--n", "30", "--seed", "3", "--algo", "rm+", "--precision", prec)
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		o := decode(t, stdout)
+		if o.Precision != prec || o.Source != "uniform:m=40,n=30,seed=3" || o.Status != "converged" || o.RelativeGap > 1e-4 {
+			t.Errorf("%s: %+v", prec, o)
+		}
+	}
+}
+
+func TestSolveLimitExitStatus(t *testing.T) {
+	code, stdout, _ := gpump(t, "solve", "--gen", "gaussian", "--m", "50", "--n", "60", "--max-iter", "3")
+	if code != exitLimit {
+		t.Fatalf("exit %d, want %d", code, exitLimit)
+	}
+	if o := decode(t, stdout); o.Status != "iteration_limit" || o.Iterations != 3 {
+		t.Errorf("%+v", o)
+	}
+}
+
+// TestSolveBadInput: each bad input gives one error line naming the
+// problem and exit status 1.
+func TestSolveBadInput(t *testing.T) {
+	dir := t.TempDir()
+	nan := writeMatrix(t, "nan.npy", 2, 3, []float64{1, 2, 3, 4, math.NaN(), 6})
+	oneD := filepath.Join(dir, "1d.npy")
+	if err := datasets.WriteNPY(oneD, tensor.New(tensor.WithShape(4), tensor.WithBacking([]float64{1, 2, 3, 4}))); err != nil {
+		// WriteNPY refuses 1-D arrays; build the file by hand instead.
+		hdr := "{'descr': '<f8', 'fortran_order': False, 'shape': (4,), }"
+		hdr += strings.Repeat(" ", 118-len(hdr)) + "\n"
+		b := append([]byte("\x93NUMPY\x01\x00\x76\x00"), hdr...)
+		b = append(b, make([]byte, 32)...)
+		if err := os.WriteFile(oneD, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	truncated := filepath.Join(dir, "short.npy")
+	full, _ := os.ReadFile(nan)
+	if err := os.WriteFile(truncated, full[:len(full)-5], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"missing file", []string{"solve", filepath.Join(dir, "nope.npy")}, "no such file"},
+		{"directory", []string{"solve", dir + "/x.npy/.."}, ""},
+		{"NaN", []string{"solve", nan}, "(1, 1)"},
+		{"1-D", []string{"solve", oneD}, "shape"},
+		{"truncated", []string{"solve", truncated}, "short.npy"},
+		{"csv", []string{"solve", "payoff.csv"}, "unsupported format"},
+		{"no input", []string{"solve"}, "no payoff matrix"},
+		{"both inputs", []string{"solve", nan, "--gen", "uniform"}, "not both"},
+		{"unknown algo", []string{"solve", "--gen", "uniform", "--algo", "nope"}, "unknown method"},
+		{"bad precision", []string{"solve", "--gen", "uniform", "--precision", "f16"}, "precision"},
+		{"negative eps", []string{"solve", "--gen", "uniform", "--eps", "-1"}, "--eps"},
+		{"empty", []string{"solve", "--gen", "uniform", "--m", "0"}, "positive"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, stdout, stderr := gpump(t, c.args...)
+			if code != exitError {
+				t.Errorf("exit %d, want %d", code, exitError)
+			}
+			if stdout != "" {
+				t.Errorf("stdout %q", stdout)
+			}
+			if strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, "gpump: ") || !strings.Contains(stderr, c.want) {
+				t.Errorf("stderr %q, want one line containing %q", stderr, c.want)
+			}
+		})
+	}
+}
+
+func TestInterspersed(t *testing.T) {
+	app := newApp(nil, nil)
+	got := interspersed(app, strings.Fields("gpump solve a.npy --algo rm+ --eps=1e-3 --output o.json"))
+	want := strings.Fields("gpump solve --algo rm+ --eps=1e-3 --output o.json -- a.npy")
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
