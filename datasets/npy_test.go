@@ -595,3 +595,34 @@ func TestFirstNonFinite(t *testing.T) {
 		}
 	}
 }
+
+func TestStatNPY(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		data  any
+		exact bool
+		opt   *WriteOptions
+	}{
+		{[]float64{1, 2, 3, 4, 5, 6}, false, nil},
+		{[]float32{1, 2, 3, 4, 5, 6}, true, &WriteOptions{Fortran: true}},
+	} {
+		path := filepath.Join(dir, "m.npy")
+		a := tensor.New(tensor.WithShape(2, 3), tensor.WithBacking(c.data))
+		if err := WriteNPYOptions(path, a, c.opt); err != nil {
+			t.Fatal(err)
+		}
+		info, err := StatNPY(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Rows != 2 || info.Cols != 3 || info.Exact32 != c.exact || info.Fortran != (c.opt != nil) {
+			t.Errorf("%+v", info)
+		}
+	}
+	if _, err := StatNPY(dir); err == nil {
+		t.Error("directory: no error")
+	}
+	if _, err := StatNPY(filepath.Join("testdata", "1d.npy")); err == nil {
+		t.Error("1-D file: no error")
+	}
+}

@@ -59,7 +59,7 @@ func (l *baseline) observe(w float64, first PointKind) (Status, error) {
 	last := gameCertificate(l.gs[0].MinG, l.gs[1].MinG)
 	avg := gameCertificate(l.gs[0].MinAvgG, l.gs[1].MinAvgG)
 	l.t.keepBest(l, avg, last, first)
-	l.t.stats.Evaluations, l.t.stats.MatrixPasses = l.evals, l.passes
+	l.t.sync(l)
 	return l.t.after(avg.gap, last.gap)
 }
 
@@ -73,15 +73,9 @@ func (l *baseline) keep(k PointKind, b int) {
 	}
 }
 
-func (l *baseline) result(st Status) (*Result, error) {
-	l.t.status = st
-	x, c, err := l.gameBase.finish()
-	if err != nil {
-		return nil, err
-	}
-	l.t.stats.MatrixPasses = l.passes
-	return l.t.result(x, c), nil
-}
+func (l *baseline) finish(certificate) ([]float64, certificate, error) { return l.gameBase.finish() }
+
+func (l *baseline) work() (int, int) { return l.evals, l.passes }
 
 // runRegretMatching runs alternating RM+ or PRM+ (SPEC section 3,
 // baselines). Iteration t turns the pair (p_t, q_t) into (p_{t+1}, q_{t+1}):
@@ -98,35 +92,49 @@ func runRegretMatching(t *tracker, b *gameBase, predictive bool) (*Result, error
 			return nil, err
 		}
 	}
-	// Regrets below a few roundings of one utility evaluation are noise
-	// (SPEC section 5): such a vector must not be normalized into a strategy.
-	tiny := [2]float64{
-		4 * float64(b.size[1]) * 0x1p-52 * b.g.maxAbs,
-		4 * float64(b.size[0]) * 0x1p-52 * b.g.maxAbs,
+	// Utilities enter the regrets divided by max |A_ij| (RM+ is invariant
+	// to the scale of A, and regrets of a game with entries near 1e308 would
+	// overflow). Regrets below a few roundings of one utility evaluation are
+	// noise (SPEC section 5): such a vector must not be normalized into a
+	// strategy.
+	sign := -1 / b.g.maxAbs
+	if b.g.maxAbs == 0 {
+		sign = -1
 	}
+	tiny := [2]float64{4 * float64(b.size[1]) * 0x1p-52, 4 * float64(b.size[0]) * 0x1p-52}
 	name := (&RegretMatching{Predictive: predictive}).Name()
 	st, err := l.start(tensorops.Euclidean, name)
-	for err == nil && st == NotTerminated {
-		if !t.budget(1) {
-			st = EvaluationLimit
-			break
-		}
-		// f[0] = −A q_t: the row player's utility with sign −1.
-		l.be.RegretMatch(l.z[0].Value, r[0], l.f[0], -1, tiny[0], predictive)
-		l.be.MulTVec(l.f[1], l.a, l.z[0].Value)
-		// f[1] = Aᵀ p_{t+1}: the column player's loss, utility with sign −1.
-		l.be.RegretMatch(l.z[1].Value, r[1], l.f[1], -1, tiny[1], predictive)
-		l.be.MulVec(l.f[0], l.a, l.z[1].Value)
-		l.be.Axpby(l.f[0], -1, l.f[0], 0, l.f[0])
-		l.evals++
-		l.passes += 2
-		t.stats.Iterations++
-		st, err = l.observe(2/float64(t.stats.Iterations+2), AveragePoint)
-	}
 	if err != nil {
 		return nil, err
 	}
-	return l.result(st)
+	for {
+		for err == nil && st == NotTerminated {
+			if !t.budget(1) {
+				st = EvaluationLimit
+				break
+			}
+			// f[0] = −A q_t: the row player's utility A q_t with sign −1.
+			l.be.RegretMatch(l.z[0].Value, r[0], l.f[0], sign, tiny[0], predictive)
+			l.be.MulTVec(l.f[1], l.a, l.z[0].Value)
+			// f[1] = Aᵀ p_{t+1}: the column player's loss, a utility with
+			// sign −1.
+			l.be.RegretMatch(l.z[1].Value, r[1], l.f[1], sign, tiny[1], predictive)
+			l.be.MulVec(l.f[0], l.a, l.z[1].Value)
+			l.be.Axpby(l.f[0], -1, l.f[0], 0, l.f[0])
+			l.evals++
+			l.passes += 2
+			t.stats.Iterations++
+			st, err = l.observe(2/float64(t.stats.Iterations+2), AveragePoint)
+		}
+		if err != nil {
+			return nil, err
+		}
+		res, again, err := t.finish(l, st)
+		if err != nil || !again {
+			return res, err
+		}
+		st = NotTerminated
+	}
 }
 
 // runOMWU runs optimistic multiplicative weights with step eta: z_{t+1} =
@@ -154,27 +162,36 @@ func runOMWU(t *tracker, b *gameBase, eta float64) (*Result, error) {
 		}
 	}
 	st, err := l.start(tensorops.Entropic, "omwu")
+	if err != nil {
+		return nil, err
+	}
 	for k := range 2 {
 		l.be.Copy(prev[k], l.f[k])
 	}
 	t.stats.Step = eta
-	for err == nil && st == NotTerminated {
-		if !t.budget(1) {
-			st = EvaluationLimit
-			break
+	for {
+		for err == nil && st == NotTerminated {
+			if !t.budget(1) {
+				st = EvaluationLimit
+				break
+			}
+			for k := range 2 {
+				l.be.Axpby(h[k], 2, l.f[k], -1, prev[k])
+				l.be.Copy(prev[k], l.f[k])
+				l.be.Prox(next[k], l.z[k], h[k], eta, tensorops.Entropic)
+			}
+			l.z, next = next, l.z
+			l.operator(l.f, l.z[0].Value, l.z[1].Value)
+			t.stats.Iterations++
+			st, err = l.observe(1/float64(t.stats.Iterations+1), AveragePoint)
 		}
-		for k := range 2 {
-			l.be.Axpby(h[k], 2, l.f[k], -1, prev[k])
-			l.be.Copy(prev[k], l.f[k])
-			l.be.Prox(next[k], l.z[k], h[k], eta, tensorops.Entropic)
+		if err != nil {
+			return nil, err
 		}
-		l.z, next = next, l.z
-		l.operator(l.f, l.z[0].Value, l.z[1].Value)
-		t.stats.Iterations++
-		st, err = l.observe(1/float64(t.stats.Iterations+1), AveragePoint)
+		res, again, err := t.finish(l, st)
+		if err != nil || !again {
+			return res, err
+		}
+		st = NotTerminated
 	}
-	if err != nil {
-		return nil, err
-	}
-	return l.result(st)
 }

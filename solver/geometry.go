@@ -41,6 +41,21 @@ type Geometry interface {
 	DiameterSq() float64
 }
 
+// Validator is implemented by geometries that can check their parameters;
+// Solve calls it before using a geometry.
+type Validator interface {
+	// Validate returns an error describing invalid parameters.
+	Validate() error
+}
+
+var (
+	_ Validator = EntropicSimplex{}
+	_ Validator = EuclideanSimplex{}
+	_ Validator = (*Box)(nil)
+	_ Validator = (*Ball)(nil)
+	_ Validator = (*Product)(nil)
+)
+
 // Sampler is implemented by geometries that can draw random points of their
 // set; the default G0 of a general operator looks at a few of them.
 type Sampler interface {
@@ -55,6 +70,16 @@ type EntropicSimplex struct{ N int }
 
 // Dim returns N.
 func (s EntropicSimplex) Dim() int { return s.N }
+
+// Validate checks N ≥ 1.
+func (s EntropicSimplex) Validate() error { return validateN(s.N) }
+
+func validateN(n int) error {
+	if n < 1 {
+		return fmt.Errorf("solver: simplex of dimension %d", n)
+	}
+	return nil
+}
 
 // Start sets the log-weights of the uniform distribution.
 func (s EntropicSimplex) Start(state []float64) {
@@ -117,6 +142,9 @@ type EuclideanSimplex struct{ N int }
 // Dim returns N.
 func (s EuclideanSimplex) Dim() int { return s.N }
 
+// Validate checks N ≥ 1.
+func (s EuclideanSimplex) Validate() error { return validateN(s.N) }
+
 // Start sets the uniform distribution.
 func (s EuclideanSimplex) Start(state []float64) {
 	for i := range state {
@@ -172,6 +200,20 @@ func NewBox(n int, lo, hi float64) (*Box, error) {
 
 // Dim returns len(Lo).
 func (b *Box) Dim() int { return len(b.Lo) }
+
+// Validate checks that Lo and Hi have the same positive length and finite
+// entries with Lo_i ≤ Hi_i.
+func (b *Box) Validate() error {
+	if len(b.Lo) == 0 || len(b.Lo) != len(b.Hi) {
+		return fmt.Errorf("solver: box bounds of lengths %d and %d", len(b.Lo), len(b.Hi))
+	}
+	for i, lo := range b.Lo {
+		if hi := b.Hi[i]; !(lo <= hi) || math.IsInf(lo, 0) || math.IsInf(hi, 0) {
+			return fmt.Errorf("solver: invalid box coordinate %d: [%g, %g]", i, lo, hi)
+		}
+	}
+	return nil
+}
 
 // Start sets the projection of 0, the minimizer of R on the box.
 func (b *Box) Start(state []float64) {
@@ -238,6 +280,16 @@ type Ball struct {
 
 // Dim returns len(Center).
 func (b *Ball) Dim() int { return len(b.Center) }
+
+// Validate checks a finite centre of positive dimension and a radius in
+// (0, ∞); an infinite radius would make the set unbounded, which the
+// certificates and D² need not to be.
+func (b *Ball) Validate() error {
+	if len(b.Center) == 0 || !(b.Radius > 0) || math.IsInf(b.Radius, 0) || !finite(b.Center) {
+		return fmt.Errorf("solver: invalid ball (dimension %d, radius %g)", len(b.Center), b.Radius)
+	}
+	return nil
+}
 
 // Start sets the centre.
 func (b *Ball) Start(state []float64) { copy(state, b.Center) }
@@ -306,13 +358,36 @@ type Product struct {
 	offs   []int // offs[k] is where block k starts; offs[len(blocks)] = Dim
 }
 
-// NewProduct returns the product of the given geometries.
+// NewProduct returns the product of the given geometries (Solve reports
+// nil or invalid blocks).
 func NewProduct(blocks ...Geometry) *Product {
 	p := &Product{blocks: blocks, offs: make([]int, len(blocks)+1)}
 	for k, b := range blocks {
-		p.offs[k+1] = p.offs[k] + b.Dim()
+		d := 0
+		if b != nil {
+			d = b.Dim()
+		}
+		p.offs[k+1] = p.offs[k] + d
 	}
 	return p
+}
+
+// Validate checks every block (none may be nil).
+func (p *Product) Validate() error {
+	if len(p.blocks) == 0 {
+		return fmt.Errorf("solver: product of no blocks")
+	}
+	for k, b := range p.blocks {
+		if b == nil {
+			return fmt.Errorf("solver: product block %d is nil", k)
+		}
+		if v, ok := b.(Validator); ok {
+			if err := v.Validate(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // Blocks returns the blocks (aliased).

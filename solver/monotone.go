@@ -13,17 +13,20 @@ func solveMonotone(ctx context.Context, p *Monotone, s *Settings, m *MirrorProx)
 	if !(scale > 0) {
 		scale = 1
 	}
-	k := Constants{D: math.Sqrt(p.Set.DiameterSq()), G0: p.Bound, L: p.Lipschitz}
-	if s.Diameter > 0 {
-		k.D = s.Diameter
+	constants := func() (Constants, error) {
+		k := Constants{D: math.Sqrt(p.Set.DiameterSq()), G0: p.Bound, L: p.Lipschitz}
+		if s.Diameter > 0 {
+			k.D = s.Diameter
+		}
+		switch {
+		case s.G0 > 0:
+			k.G0 = s.G0
+		case k.G0 <= 0:
+			k.G0 = e.estimateG0(s.Seed)
+		}
+		return k, nil
 	}
-	switch {
-	case s.G0 > 0:
-		k.G0 = s.G0
-	case k.G0 <= 0:
-		k.G0 = e.estimateG0(s.Seed)
-	}
-	res, err := runMirrorProx(newTracker(ctx, s, scale, false), e, m.Rule, k)
+	res, err := runMirrorProx(newTracker(ctx, s, scale, false), e, m.Rule, constants)
 	if err != nil {
 		return nil, err
 	}
@@ -63,11 +66,9 @@ func newVecEngine(p *Monotone) *vecEngine {
 
 // estimateG0 is SPEC section 3's default for a general operator: twice the
 // largest ‖F‖_* at y_0 and at four random points of the set (when the
-// geometry can draw them).
+// geometry can draw them). It runs after start, so m holds F(y_0); the four
+// evaluations count as operator evaluations.
 func (e *vecEngine) estimateG0(seed uint64) float64 {
-	e.geo.Start(e.yS)
-	e.geo.Point(e.yP, e.yS)
-	e.apply(e.m, e.yP)
 	g0 := e.geo.DualNorm(e.m)
 	smp, ok := e.geo.(Sampler)
 	if p, isProd := e.geo.(*Product); isProd && !p.CanSample() {
@@ -77,8 +78,8 @@ func (e *vecEngine) estimateG0(seed uint64) float64 {
 		rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
 		for range 4 {
 			smp.Sample(e.tmp, rng)
-			e.apply(e.m, e.tmp)
-			g0 = math.Max(g0, e.geo.DualNorm(e.m))
+			e.apply(e.g, e.tmp)
+			g0 = math.Max(g0, e.geo.DualNorm(e.g))
 		}
 	}
 	return 2 * g0

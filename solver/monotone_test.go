@@ -200,8 +200,14 @@ func TestConvexMinimization(t *testing.T) {
 
 // TestMonotoneErrors: invalid problems and settings are errors.
 func TestMonotoneErrors(t *testing.T) {
-	F := solver.OperatorFunc(func(dst, z []float64) { copy(dst, z) })
+	// F = ∇½‖z − e₁‖²: the uniform start is not the solution.
+	F := solver.OperatorFunc(func(dst, z []float64) {
+		copy(dst, z)
+		dst[0]--
+	})
 	nan := solver.OperatorFunc(func(dst, z []float64) { dst[0] = math.NaN() })
+	box := &solver.Box{Lo: []float64{0, 0}, Hi: []float64{1}}
+	badBall := &solver.Ball{Center: []float64{0, 0}, Radius: -1}
 	unbounded := &solver.Monotone{F: F, Set: &solver.Ball{Center: []float64{0}, Radius: math.Inf(1)}}
 	cases := map[string]struct {
 		p solver.Problem
@@ -214,6 +220,11 @@ func TestMonotoneErrors(t *testing.T) {
 		"NaN operator":    {&solver.Monotone{F: nan, Set: solver.EuclideanSimplex{N: 2}}, nil},
 		"unbounded, no D": {unbounded, nil},
 		"nil problem":     {nil, nil},
+		"box lengths":     {&solver.Monotone{F: F, Set: box}, nil},
+		"negative radius": {&solver.Monotone{F: F, Set: badBall}, nil},
+		"empty simplex":   {&solver.Monotone{F: F, Set: solver.NewProduct(solver.EuclideanSimplex{N: 2}, solver.EntropicSimplex{N: 0})}, nil},
+		"nil block":       {&solver.Monotone{F: F, Set: solver.NewProduct(solver.EuclideanSimplex{N: 2}, nil)}, nil},
+		"negative bound":  {&solver.Monotone{F: F, Set: solver.EuclideanSimplex{N: 2}, Bound: -1}, nil},
 	}
 	for name, c := range cases {
 		if _, err := solver.Solve(context.Background(), c.p, nil, c.m); err == nil {

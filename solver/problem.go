@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 
 	"gorgonia.org/tensor"
 
@@ -35,6 +36,12 @@ type MatrixGame struct {
 	maxAbs float64
 	rowSet tensorops.Setup
 	colSet tensorops.Setup
+
+	// The l2 norms the Euclidean setups' default constants need, computed
+	// on first use with one pass over A.
+	normsOnce              sync.Once
+	maxRowNorm, maxColNorm float64
+	frobenius              float64
 }
 
 // NewMatrixGame returns the game with payoff matrix a, which must be a 2-D,
@@ -54,8 +61,10 @@ func NewMatrixGame(a *tensor.Dense) (*MatrixGame, error) {
 	if m == 0 || n == 0 {
 		return nil, fmt.Errorf("solver: empty payoff matrix (%d×%d)", m, n)
 	}
-	if a.DataOrder().IsColMajor() || a.IsView() {
-		return nil, errors.New("solver: payoff matrix must be a contiguous row-major tensor")
+	if st := a.Strides(); a.DataOrder().IsColMajor() || a.IsView() || a.IsMaterializable() || len(st) != 2 || st[0] != n || st[1] != 1 {
+		// A transposed or sliced tensor shares its parent's data in another
+		// layout: reading it as row-major would solve another game.
+		return nil, errors.New("solver: payoff matrix must be a contiguous row-major tensor (materialize views and transposes first)")
 	}
 	g := &MatrixGame{a: a, m: m, n: n}
 	var bad int
@@ -101,9 +110,103 @@ func scanF32(d []float32) (float64, int) {
 }
 
 // SetSetups chooses the players' geometries (tensorops.Entropic, the
-// default, or tensorops.Euclidean).
-func (g *MatrixGame) SetSetups(row, col tensorops.Setup) {
+// default, or tensorops.Euclidean). It returns an error for other values.
+func (g *MatrixGame) SetSetups(row, col tensorops.Setup) error {
+	for _, s := range []tensorops.Setup{row, col} {
+		if s != tensorops.Entropic && s != tensorops.Euclidean {
+			return fmt.Errorf("solver: unknown setup %d", s)
+		}
+	}
 	g.rowSet, g.colSet = row, col
+	return nil
+}
+
+// geometry returns the setup of a block as a Geometry.
+func blockGeometry(s tensorops.Setup, n int) Geometry {
+	if s == tensorops.Euclidean {
+		return EuclideanSimplex{N: n}
+	}
+	return EntropicSimplex{N: n}
+}
+
+// constants returns the step-rule constants of the game in its setups:
+// D² is the sum of the blocks' D². With both players entropic G0 = L = max
+// |A_ij| (SPEC section 3: the exact bound of ‖F‖_* in the l∞ dual norm, and
+// the l1 → l∞ norm of A). A Euclidean block's dual norm is l2: ‖A q‖₂ is at
+// most the largest column norm of A and ‖Aᵀp‖₂ the largest row norm (A q is
+// a convex combination of columns), which bound ‖F‖_*; L is the norm of A
+// between the blocks' norms: the largest row (column) norm for an entropic
+// row (column) block facing a Euclidean one, and the Frobenius norm, an
+// upper bound of the spectral norm, when both are Euclidean.
+func (g *MatrixGame) constants() Constants {
+	d2 := blockGeometry(g.rowSet, g.m).DiameterSq() + blockGeometry(g.colSet, g.n).DiameterSq()
+	k := Constants{D: math.Sqrt(d2), G0: g.maxAbs, L: g.maxAbs}
+	if g.rowSet == tensorops.Entropic && g.colSet == tensorops.Entropic {
+		if k.G0 == 0 { // the zero game: any positive step will do
+			k.G0, k.L = 1, 1
+		}
+		return k
+	}
+	g.normsOnce.Do(g.computeNorms)
+	bRow, bCol := g.maxAbs, g.maxAbs // bounds of ‖F_p‖_* and ‖F_q‖_*
+	if g.rowSet == tensorops.Euclidean {
+		bRow = g.maxColNorm
+	}
+	if g.colSet == tensorops.Euclidean {
+		bCol = g.maxRowNorm
+	}
+	k.G0 = math.Hypot(bRow, bCol)
+	switch {
+	case g.rowSet == tensorops.Euclidean && g.colSet == tensorops.Euclidean:
+		k.L = g.frobenius
+	case g.rowSet == tensorops.Euclidean:
+		k.L = g.maxColNorm
+	default:
+		k.L = g.maxRowNorm
+	}
+	if k.G0 == 0 {
+		k.G0, k.L = 1, 1
+	}
+	return k
+}
+
+// computeNorms finds the largest row and column l2 norms and the Frobenius
+// norm of A (squares formed after scaling by 1/max |A_ij|, so none
+// overflows).
+func (g *MatrixGame) computeNorms() {
+	if g.maxAbs == 0 {
+		return
+	}
+	var rowMax, colMax, fro float64
+	switch d := g.a.Data().(type) {
+	case []float64:
+		rowMax, colMax, fro = sumSquares(d[:g.m*g.n], g.m, g.n, 1/g.maxAbs)
+	case []float32:
+		rowMax, colMax, fro = sumSquares(d[:g.m*g.n], g.m, g.n, 1/g.maxAbs)
+	}
+	g.maxRowNorm = g.maxAbs * math.Sqrt(rowMax)
+	g.maxColNorm = g.maxAbs * math.Sqrt(colMax)
+	g.frobenius = g.maxAbs * math.Sqrt(fro)
+}
+
+// sumSquares returns the largest row and column sums of squares and the
+// total sum of squares of the m×n row-major matrix d scaled by s.
+func sumSquares[T float32 | float64](d []T, m, n int, s float64) (rowMax, colMax, total float64) {
+	cols := make([]float64, n)
+	for i := range m {
+		var r float64
+		for j, v := range d[i*n : (i+1)*n] {
+			x := float64(v) * s
+			r += x * x
+			cols[j] += x * x
+		}
+		total += r
+		rowMax = math.Max(rowMax, r)
+	}
+	for _, c := range cols {
+		colMax = math.Max(colMax, c)
+	}
+	return rowMax, colMax, total
 }
 
 // Setups returns the players' geometries.
@@ -116,9 +219,9 @@ func (g *MatrixGame) Dims() (m, n int) { return g.m, g.n }
 // Dim returns m + n.
 func (g *MatrixGame) Dim() int { return g.m + g.n }
 
-// MaxAbs returns max |A_ij|: the default G0 (the exact bound of ‖F‖_* in the
-// entropic setup), the Lipschitz constant of F used by the constant rule, and
-// the scale of the relative gap.
+// MaxAbs returns max |A_ij|: the scale of the relative gap and, when both
+// players use the entropic setup, the default G0 (the exact bound of ‖F‖_*)
+// and the Lipschitz constant of F used by the constant rule.
 func (g *MatrixGame) MaxAbs() float64 { return g.maxAbs }
 
 // Payoff returns the payoff matrix (aliased).
@@ -174,8 +277,18 @@ func (p *Monotone) validate() error {
 	if p.F == nil || p.Set == nil {
 		return errors.New("solver: Monotone needs an operator and a set")
 	}
+	if v, ok := p.Set.(Validator); ok {
+		if err := v.Validate(); err != nil {
+			return err
+		}
+	}
 	if p.Set.Dim() < 1 {
 		return errors.New("solver: empty set")
+	}
+	for _, c := range []float64{p.Scale, p.Lipschitz, p.Bound} {
+		if !(c >= 0) || math.IsInf(c, 0) {
+			return fmt.Errorf("solver: Monotone constants must be finite and ≥ 0, got %g", c)
+		}
 	}
 	return nil
 }

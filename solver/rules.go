@@ -45,9 +45,13 @@ type StepRule interface {
 	Observe(t *Trial) (accept bool)
 }
 
-// universal is eta_t = D / √(G0² + Σ_{i<t} Z_i²) (paper eq. (3.2)–(3.5)).
+// universal is eta_t = D / √(G0² + Σ_{i<t} Z_i²) (paper eq. (3.2)–(3.5)),
+// computed as (D/G0) / √(1 + Σ Z_i²/G0²): Z_i²/G0² is a ratio of
+// divergences to (eta_i G0)², which stays of the order of D², so neither G0²
+// nor Z_i² is ever formed and payoffs of any magnitude (1e-200 or 1e200)
+// give the same steps up to scale.
 type universal struct {
-	d, g0sq, sum float64
+	d, g0, sum float64 // sum is Σ Z_i²/G0²
 }
 
 func (u *universal) init(k Constants) error {
@@ -57,11 +61,17 @@ func (u *universal) init(k Constants) error {
 	if !(k.G0 > 0) || math.IsInf(k.G0, 0) {
 		return fmt.Errorf("solver: the step rule needs a finite G0 > 0, got %g", k.G0)
 	}
-	u.d, u.g0sq, u.sum = k.D, k.G0*k.G0, 0
+	u.d, u.g0, u.sum = k.D, k.G0, 0
 	return nil
 }
 
-func (u *universal) step() float64 { return u.d / math.Sqrt(u.g0sq+u.sum) }
+func (u *universal) step() float64 { return u.d / u.g0 / math.Sqrt(1+u.sum) }
+
+// add adds Z_t² = num / (den eta_t²) to the sum, in units of G0².
+func (u *universal) add(num, den, eta float64) {
+	eg := eta * u.g0
+	u.sum += num / (den * eg * eg)
+}
 
 // GASmooth is the geometry-aware universal rule for smooth operators (paper
 // eq. (3.2)–(3.3), Theorems 3.1 and 4.1): Z_t² = D(x_t, y_{t−1}) / (2 eta_t²).
@@ -78,7 +88,7 @@ func (r *GASmooth) Step() float64 { return r.u.step() }
 
 // Observe adds Z_t².
 func (r *GASmooth) Observe(t *Trial) bool {
-	r.u.sum += t.DivXY / (2 * t.Eta * t.Eta)
+	r.u.add(t.DivXY, 2, t.Eta)
 	return true
 }
 
@@ -105,7 +115,7 @@ func (r *GABounded) Step() float64 { return r.u.step() }
 
 // Observe adds Z_t².
 func (r *GABounded) Observe(t *Trial) bool {
-	r.u.sum += (t.DivXY + t.DivYX) / (r.c * r.c * t.Eta * t.Eta)
+	r.u.add(t.DivXY+t.DivYX, r.c*r.c, t.Eta)
 	return true
 }
 
@@ -154,7 +164,7 @@ func (r *BachLevy) Step() float64 { return r.u.step() }
 
 // Observe adds Z_t².
 func (r *BachLevy) Observe(t *Trial) bool {
-	r.u.sum += (t.DistXY*t.DistXY + t.DistXYNew*t.DistXYNew) / (5 * t.Eta * t.Eta)
+	r.u.add(t.DistXY*t.DistXY+t.DistXYNew*t.DistXYNew, 5, t.Eta)
 	return true
 }
 

@@ -68,12 +68,13 @@ type Settings struct {
 	TimeLimit time.Duration
 
 	// G0 is the universal rules' G0 (the first step is D/G0). Default: max
-	// |A_ij| for a matrix game; for a Monotone, Bound or else twice the
-	// largest ‖F‖_* seen at y_0 and at a few random points of the set.
+	// |A_ij| for an entropic matrix game (see MatrixGame.SetSetups for the
+	// Euclidean one); for a Monotone, Bound or else twice the largest ‖F‖_*
+	// seen at y_0 and at four random points of the set.
 	G0 float64
 	// Diameter is D, with D² = sup R − inf R of the setup. Default: that
-	// value (log m + log n for an entropic matrix game). It is required on
-	// unbounded sets.
+	// value (D = √(log m + log n) for an entropic matrix game). It is
+	// required on unbounded sets.
 	Diameter float64
 	// Averaging chooses the averaging weights of mirror-prox (default: the
 	// rule's preference, uniform except for backtracking). The
@@ -160,10 +161,12 @@ func (k PointKind) String() string {
 type Stats struct {
 	// Iterations is the number of iterations done.
 	Iterations int
-	// Evaluations counts operator evaluations, including the start point's,
-	// rejected trials' and the final certificate's.
+	// Evaluations counts the method's operator evaluations, including the
+	// start point's, rejected trials' and, for a Monotone problem, those of
+	// the default G0's random points; MaxEvaluations limits them.
 	Evaluations int
-	// MatrixPasses counts full reads of the payoff matrix (matrix games).
+	// MatrixPasses counts full reads of the payoff matrix (matrix games),
+	// including the one that certifies the result at the end.
 	MatrixPasses int
 	// Rejections counts rejected backtracking trials.
 	Rejections int

@@ -82,21 +82,21 @@ func solveGame(ctx context.Context, g *MatrixGame, s *Settings, m Method) (*Resu
 	var res *Result
 	switch m := m.(type) {
 	case *MirrorProx:
-		d2 := setupDiameterSq(g.rowSet, g.m) + setupDiameterSq(g.colSet, g.n)
-		// scale is max |A_ij|, or 1 for the zero game, which the start
-		// point solves before any step is taken.
-		k := Constants{D: math.Sqrt(d2), G0: scale, L: scale}
-		if s.Diameter > 0 {
-			k.D = s.Diameter
-		}
-		if s.G0 > 0 {
-			k.G0 = s.G0
-		}
 		eng, err := newMPGame(base)
 		if err != nil {
 			return nil, err
 		}
-		res, err = runMirrorProx(tr, eng, m.Rule, k)
+		constants := func() (Constants, error) {
+			k := g.constants()
+			if s.Diameter > 0 {
+				k.D = s.Diameter
+			}
+			if s.G0 > 0 {
+				k.G0 = s.G0
+			}
+			return k, nil
+		}
+		res, err = runMirrorProx(tr, eng, m.Rule, constants)
 		if err != nil {
 			return nil, err
 		}
@@ -122,13 +122,6 @@ func solveGame(ctx context.Context, g *MatrixGame, s *Settings, m Method) (*Resu
 	return res, nil
 }
 
-func setupDiameterSq(s tensorops.Setup, n int) float64 {
-	if s == tensorops.Euclidean {
-		return (1 - 1/float64(n)) / 2
-	}
-	return math.Log(float64(n))
-}
-
 // tracker holds what every method's loop shares: the best certified point,
 // the stopping rules, the clock and the recorder.
 type tracker struct {
@@ -144,6 +137,9 @@ type tracker struct {
 	rec      Record
 	status   Status
 	stats    Stats
+	// margin is added to the running certificate in the convergence test
+	// once a fresh certificate has disagreed with it (see finish).
+	margin float64
 }
 
 func newTracker(ctx context.Context, s *Settings, scale float64, game bool) *tracker {
@@ -184,8 +180,9 @@ func (t *tracker) offer(avg, last certificate, first PointKind) (keep [2]PointKi
 		}
 		return keep, ok
 	}
+	// NaN-safe: a NaN candidate never wins (NaN compares false).
 	lo, kl := avg.lower, first
-	if last.lower > lo {
+	if last.lower > lo || math.IsNaN(lo) {
 		lo, kl = last.lower, LastPoint
 	}
 	if lo > t.best.lower {
@@ -193,7 +190,7 @@ func (t *tracker) offer(avg, last certificate, first PointKind) (keep [2]PointKi
 		keep[0], ok[0] = kl, true
 	}
 	up, ku := avg.upper, first
-	if last.upper < up {
+	if last.upper < up || math.IsNaN(up) {
 		up, ku = last.upper, LastPoint
 	}
 	if up < t.best.upper {
@@ -221,7 +218,7 @@ func (t *tracker) after(gapAvg, gapLast float64) (Status, error) {
 		}
 	}
 	switch s := t.s; {
-	case s.RelGap > 0 && t.best.gap <= s.RelGap*t.scale, s.AbsGap > 0 && t.best.gap <= s.AbsGap:
+	case t.met(t.best.gap + t.margin):
 		return Converged, nil
 	case s.MaxIterations > 0 && t.stats.Iterations >= s.MaxIterations:
 		return IterationLimit, nil
@@ -234,6 +231,41 @@ func (t *tracker) after(gapAvg, gapLast float64) (Status, error) {
 	default:
 	}
 	return NotTerminated, nil
+}
+
+// met reports whether a gap meets the relative or absolute target.
+func (t *tracker) met(gap float64) bool {
+	s := t.s
+	return s.RelGap > 0 && gap <= s.RelGap*t.scale || s.AbsGap > 0 && gap <= s.AbsGap
+}
+
+// sync copies the engine's work counters into the statistics.
+func (t *tracker) sync(e interface{ work() (int, int) }) {
+	t.stats.Evaluations, t.stats.MatrixPasses = e.work()
+}
+
+// finish ends a run that stopped with status st: it asks the engine for the
+// best point and its final certificate and builds the result. If the
+// running certificate met the target but the final one, computed afresh,
+// does not (rounding in the running averages, visible only at targets near
+// machine precision), it returns again = true with the convergence test
+// tightened by the difference: the caller iterates on, so that Converged
+// always describes the reported gap.
+func (t *tracker) finish(e interface {
+	finish(certificate) ([]float64, certificate, error)
+	work() (int, int)
+}, st Status) (res *Result, again bool, err error) {
+	x, final, err := e.finish(t.best)
+	if err != nil {
+		return nil, false, err
+	}
+	t.sync(e)
+	if st == Converged && !t.met(final.gap) {
+		t.margin += final.gap - t.best.gap
+		return nil, true, nil
+	}
+	t.status = st
+	return t.result(x, final), false, nil
 }
 
 // keepBest offers the certificates and has e copy what improved.
@@ -290,10 +322,11 @@ type engine interface {
 // that rounding dominates once the step is that small.
 const maxRejections = 60
 
-func runMirrorProx(t *tracker, e engine, rule StepRule, k Constants) (*Result, error) {
-	if err := rule.Init(k); err != nil {
-		return nil, err
-	}
+// runMirrorProx certifies the start point, then iterates. constants is
+// called only if the start point does not already meet the target, so a
+// problem that its start solves (a 1×1 game, a zero operator) needs no step
+// constants.
+func runMirrorProx(t *tracker, e engine, rule StepRule, constants func() (Constants, error)) (*Result, error) {
 	if err := t.init(rule.Name(), e.dim()); err != nil {
 		return nil, err
 	}
@@ -302,11 +335,19 @@ func runMirrorProx(t *tracker, e engine, rule StepRule, k Constants) (*Result, e
 		return nil, err
 	}
 	t.keepBest(e, c0, c0, StartPoint)
-	sync := func() { t.stats.Evaluations, t.stats.MatrixPasses = e.work() }
-	sync()
+	t.sync(e)
 	st, err := t.after(math.Inf(1), c0.gap)
 	if err != nil {
 		return nil, err
+	}
+	if st == NotTerminated {
+		k, err := constants()
+		if err != nil {
+			return nil, err
+		}
+		if err := rule.Init(k); err != nil {
+			return nil, err
+		}
 	}
 	avgMode := t.s.Averaging
 	if avgMode == RuleAveraging {
@@ -318,56 +359,57 @@ func runMirrorProx(t *tracker, e engine, rule StepRule, k Constants) (*Result, e
 	var tr Trial
 	var wsum float64
 	rejected := 0
-	for st == NotTerminated {
-		if !t.budget(1) {
-			st = EvaluationLimit
-			break
+	stale := false // m = F(y) must be evaluated before the next trial
+	for {
+		for st == NotTerminated {
+			if stale {
+				if !t.budget(2) {
+					st = EvaluationLimit
+					break
+				}
+				if err := e.advance(); err != nil {
+					return nil, err
+				}
+				stale = false
+			}
+			if !t.budget(1) {
+				st = EvaluationLimit
+				break
+			}
+			eta := rule.Step()
+			if !(eta > 0) || math.IsInf(eta, 0) {
+				return nil, fmt.Errorf("solver: step rule %s gave step %g at iteration %d", rule.Name(), eta, t.stats.Iterations+1)
+			}
+			wt := 1.0
+			if avgMode == StepWeighted {
+				wt = eta
+			}
+			tr = Trial{Eta: eta}
+			last, avg, err := e.trial(eta, wt/(wsum+wt), &tr)
+			if err != nil {
+				return nil, err
+			}
+			t.sync(e)
+			if !rule.Observe(&tr) && rejected < maxRejections {
+				rejected++
+				t.stats.Rejections++
+				continue
+			}
+			rejected = 0
+			wsum += wt
+			e.accept()
+			stale = true
+			t.stats.Iterations++
+			t.stats.Step = eta
+			t.keepBest(e, avg, last, AveragePoint)
+			if st, err = t.after(avg.gap, last.gap); err != nil {
+				return nil, err
+			}
 		}
-		eta := rule.Step()
-		if !(eta > 0) || math.IsInf(eta, 0) {
-			return nil, fmt.Errorf("solver: step rule %s gave step %g at iteration %d", rule.Name(), eta, t.stats.Iterations+1)
+		res, again, err := t.finish(e, st)
+		if err != nil || !again {
+			return res, err
 		}
-		wt := 1.0
-		if avgMode == StepWeighted {
-			wt = eta
-		}
-		tr = Trial{Eta: eta}
-		last, avg, err := e.trial(eta, wt/(wsum+wt), &tr)
-		if err != nil {
-			return nil, err
-		}
-		sync()
-		if !rule.Observe(&tr) && rejected < maxRejections {
-			rejected++
-			t.stats.Rejections++
-			continue
-		}
-		rejected = 0
-		wsum += wt
-		e.accept()
-		t.stats.Iterations++
-		t.stats.Step = eta
-		t.keepBest(e, avg, last, AveragePoint)
-		if st, err = t.after(avg.gap, last.gap); err != nil {
-			return nil, err
-		}
-		if st != NotTerminated {
-			break
-		}
-		if !t.budget(2) {
-			st = EvaluationLimit
-			break
-		}
-		if err := e.advance(); err != nil {
-			return nil, err
-		}
-		sync()
+		st = NotTerminated
 	}
-	t.status = st
-	x, final, err := e.finish(t.best)
-	if err != nil {
-		return nil, err
-	}
-	_, t.stats.MatrixPasses = e.work()
-	return t.result(x, final), nil
 }

@@ -82,6 +82,7 @@ type solveOutput struct {
 	N                   int       `json:"n"`
 	Precision           string    `json:"precision"`
 	MaxAbsEntry         float64   `json:"max_abs_entry"`
+	RoundingBound       float64   `json:"rounding_bound,omitempty"`
 	TargetRelativeGap   float64   `json:"target_relative_gap"`
 	Threads             int       `json:"threads"`
 	Kernels             string    `json:"kernels"`
@@ -93,6 +94,12 @@ func solveAction(c *cli.Context) error {
 	method, err := solver.NewMethod(c.String("algo"), solver.Params{C: c.Float64("c"), Eta: c.Float64("eta")})
 	if err != nil {
 		return err
+	}
+	if algo := method.Name(); c.IsSet("c") && algo != "ga-bounded" && algo != "ga-stochastic" {
+		return fmt.Errorf("--c applies to ga-bounded and ga-stochastic, not %s", algo)
+	}
+	if algo := method.Name(); c.IsSet("eta") && algo != "constant" && algo != "omwu" && algo != "adaprox" {
+		return fmt.Errorf("--eta applies to constant, omwu and adaprox, not %s", algo)
 	}
 	avg, err := solver.ParseAveraging(c.String("averaging"))
 	if err != nil {
@@ -117,12 +124,15 @@ func solveAction(c *cli.Context) error {
 			return fmt.Errorf("--%s must be >= 0, got %d", name, c.Int(name))
 		}
 	}
+	if c.Int("threads") > maxThreads {
+		return fmt.Errorf("--threads must be at most %d, got %d", maxThreads, c.Int("threads"))
+	}
 	if c.Duration("time-limit") < 0 {
 		return fmt.Errorf("--time-limit must be >= 0, got %v", c.Duration("time-limit"))
 	}
 
 	t0 := time.Now()
-	a, source, err := loadMatrix(c)
+	a, source, rounding, err := loadMatrix(c)
 	if err != nil {
 		return err
 	}
@@ -131,7 +141,9 @@ func solveAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	game.SetSetups(setup, setup)
+	if err := game.SetSetups(setup, setup); err != nil {
+		return err
+	}
 
 	threads := c.Int("threads")
 	if threads == 0 {
@@ -165,7 +177,8 @@ func solveAction(c *cli.Context) error {
 		Algorithm: res.Method, Source: source, M: m, N: n,
 		Precision: precisionName(a.Dtype()), MaxAbsEntry: game.MaxAbs(), TargetRelativeGap: s.RelGap,
 		Threads: threads, Kernels: cpu.Kernels(),
-		RowStrategy: res.Row, ColumnStrategy: res.Column,
+		RoundingBound: rounding * game.MaxAbs(),
+		RowStrategy:   res.Row, ColumnStrategy: res.Column,
 	}
 	if err := writeJSON(c.String("output"), c.App.Writer, &out); err != nil {
 		return err
@@ -187,9 +200,19 @@ func precisionName(dt tensor.Dtype) string {
 	return "f64"
 }
 
+// maxThreads bounds --threads: more workers than this only add overhead.
+const maxThreads = 1024
+
+// f32Rounding bounds |x − fl32(x)| / max |fl32(A)|: 2⁻²⁴ relative rounding,
+// with max |A| itself possibly rounded down by that much.
+const f32Rounding = 0x1p-24 * (1 + 0x1p-24)
+
 // loadMatrix reads the matrix named by the argument or generates it, in the
-// requested precision; source describes where it came from.
-func loadMatrix(c *cli.Context) (*tensor.Dense, string, error) {
+// requested precision; source describes where it came from. rounding is
+// f32Rounding when float32 storage rounded a matrix defined in float64 (a
+// float64 or wide-integer file, or a generator, whose float32 matrix is its
+// float64 one rounded), else 0.
+func loadMatrix(c *cli.Context) (a *tensor.Dense, source string, rounding float64, err error) {
 	var dt tensor.Dtype
 	switch p := c.String("precision"); p {
 	case "auto":
@@ -198,42 +221,78 @@ func loadMatrix(c *cli.Context) (*tensor.Dense, string, error) {
 	case "f32":
 		dt = tensor.Float32
 	default:
-		return nil, "", fmt.Errorf("unknown precision %q (want auto, f64 or f32)", p)
+		return nil, "", 0, fmt.Errorf("unknown precision %q (want auto, f64 or f32)", p)
 	}
 	gen := c.String("gen")
 	switch {
 	case gen != "" && c.Args().Present():
-		return nil, "", errors.New("give a payoff file or --gen, not both")
+		return nil, "", 0, errors.New("give a payoff file or --gen, not both")
 	case gen == "" && !c.Args().Present():
-		return nil, "", errors.New("no payoff matrix: give a .npy file or --gen uniform|gaussian (see gpump solve --help)")
+		return nil, "", 0, errors.New("no payoff matrix: give a .npy file or --gen uniform|gaussian (see gpump solve --help)")
 	case c.NArg() > 1:
-		return nil, "", fmt.Errorf("one payoff file expected, got %d arguments", c.NArg())
+		return nil, "", 0, fmt.Errorf("one payoff file expected, got %d arguments", c.NArg())
 	}
 	if gen == "" {
 		path := c.Args().First()
 		if ext := strings.ToLower(filepath.Ext(path)); ext != ".npy" {
-			return nil, "", fmt.Errorf("%s: unsupported format %q (this version reads .npy)", path, ext)
+			return nil, "", 0, fmt.Errorf("%s: unsupported format %q (this version reads .npy)", path, ext)
+		}
+		info, err := datasets.StatNPY(path)
+		if err != nil {
+			return nil, "", 0, err
+		}
+		size := 8
+		if dt == tensor.Float32 || (dt == tensor.Dtype{}) && strings.HasSuffix(info.Descr, "f4") {
+			size = 4
+		}
+		if err := checkMemory(info.Rows, info.Cols, size); err != nil {
+			return nil, "", 0, fmt.Errorf("%s: %w", path, err)
+		}
+		if dt == tensor.Float32 && !info.Exact32 {
+			rounding = f32Rounding
 		}
 		a, err := datasets.ReadNPY(path, &datasets.ReadOptions{DType: dt})
-		return a, path, err
+		return a, path, rounding, err
 	}
 	if (dt == tensor.Dtype{}) {
 		dt = tensor.Float64
 	}
 	m, n, seed := c.Int("m"), c.Int("n"), c.Uint64("seed")
 	if m <= 0 || n <= 0 {
-		return nil, "", fmt.Errorf("--m and --n must be positive, got %d and %d", m, n)
+		return nil, "", 0, fmt.Errorf("--m and --n must be positive, got %d and %d", m, n)
 	}
-	source := fmt.Sprintf("%s:m=%d,n=%d,seed=%d", gen, m, n, seed)
+	size := 8
+	if dt == tensor.Float32 {
+		size, rounding = 4, f32Rounding
+	}
+	if err := checkMemory(m, n, size); err != nil {
+		return nil, "", 0, err
+	}
+	source = fmt.Sprintf("%s:m=%d,n=%d,seed=%d", gen, m, n, seed)
 	switch gen {
 	case "uniform":
-		a, err := datasets.Uniform(dt, m, n, -1, 1, seed)
-		return a, source, err
+		a, err = datasets.Uniform(dt, m, n, -1, 1, seed)
 	case "gaussian":
-		a, err := datasets.Gaussian(dt, m, n, seed)
-		return a, source, err
+		a, err = datasets.Gaussian(dt, m, n, seed)
+	default:
+		return nil, "", 0, fmt.Errorf("unknown generator %q (want uniform or gaussian)", gen)
 	}
-	return nil, "", fmt.Errorf("unknown generator %q (want uniform or gaussian)", gen)
+	return a, source, rounding, err
+}
+
+// checkMemory refuses a matrix larger than the machine's memory: the
+// allocation would otherwise end the process with an out-of-memory crash
+// instead of an error.
+func checkMemory(m, n, size int) error {
+	total := totalMemory()
+	if total == 0 {
+		return nil
+	}
+	need := float64(m) * float64(n) * float64(size)
+	if need > float64(total) {
+		return fmt.Errorf("a %d×%d matrix needs %.1f GB, more than the machine's %.1f GB", m, n, need/1e9, float64(total)/1e9)
+	}
+	return nil
 }
 
 // writeJSON writes v as indented JSON to path, atomically (a temporary file

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -29,6 +30,21 @@ func writeMatrix(t *testing.T, name string, m, n int, data any) string {
 	path := filepath.Join(t.TempDir(), name)
 	a := tensor.New(tensor.WithShape(m, n), tensor.WithBacking(data))
 	if err := datasets.WriteNPY(path, a); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// rawNPY writes a version 1.0 .npy file with the given dtype and shape and
+// a zero payload of the given size: the files WriteNPY refuses to make.
+func rawNPY(t *testing.T, dir, descr, shape string, payload int) string {
+	t.Helper()
+	hdr := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': %s, }", descr, shape)
+	hdr += strings.Repeat(" ", 117-len(hdr)) + "\n"
+	b := append([]byte("\x93NUMPY\x01\x00\x76\x00"), hdr...)
+	b = append(b, make([]byte, payload)...)
+	path := filepath.Join(dir, strings.NewReplacer("<", "", "(", "", ")", "", ",", "", " ", "x").Replace(descr+shape)+".npy")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return path
@@ -87,6 +103,29 @@ func TestSolveGenerated(t *testing.T) {
 	}
 }
 
+// TestSolveRoundingBound: float32 storage of a matrix defined in float64
+// reports the bound by which the bracket may move against the original.
+func TestSolveRoundingBound(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"--gen", "uniform", "--precision", "f32"}, true},
+		{[]string{"--gen", "uniform"}, false},
+		{[]string{writeMatrix(t, "f64.npy", 2, 2, []float64{1, 0, 0, 1}), "--precision", "f32"}, true},
+		{[]string{writeMatrix(t, "f32.npy", 2, 2, []float32{1, 0, 0, 1})}, false},
+	} {
+		code, stdout, stderr := gpump(t, append([]string{"solve", "--m", "20", "--n", "20"}, c.args...)...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d: %s", c.args, code, stderr)
+		}
+		o := decode(t, stdout)
+		if got := o.RoundingBound > 0; got != c.want || got && o.RoundingBound > 1.2e-7*o.MaxAbsEntry {
+			t.Errorf("%v: rounding bound %g", c.args, o.RoundingBound)
+		}
+	}
+}
+
 func TestSolveLimitExitStatus(t *testing.T) {
 	code, stdout, _ := gpump(t, "solve", "--gen", "gaussian", "--m", "50", "--n", "60", "--max-iter", "3")
 	if code != exitLimit {
@@ -102,17 +141,10 @@ func TestSolveLimitExitStatus(t *testing.T) {
 func TestSolveBadInput(t *testing.T) {
 	dir := t.TempDir()
 	nan := writeMatrix(t, "nan.npy", 2, 3, []float64{1, 2, 3, 4, math.NaN(), 6})
-	oneD := filepath.Join(dir, "1d.npy")
-	if err := datasets.WriteNPY(oneD, tensor.New(tensor.WithShape(4), tensor.WithBacking([]float64{1, 2, 3, 4}))); err != nil {
-		// WriteNPY refuses 1-D arrays; build the file by hand instead.
-		hdr := "{'descr': '<f8', 'fortran_order': False, 'shape': (4,), }"
-		hdr += strings.Repeat(" ", 118-len(hdr)) + "\n"
-		b := append([]byte("\x93NUMPY\x01\x00\x76\x00"), hdr...)
-		b = append(b, make([]byte, 32)...)
-		if err := os.WriteFile(oneD, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	oneD := rawNPY(t, dir, "<f8", "(4,)", 32)
+	emptyFile := rawNPY(t, dir, "<f8", "(0, 3)", 0)
+	inf := writeMatrix(t, "inf.npy", 1, 2, []float32{1, float32(math.Inf(-1))})
+	complexFile := rawNPY(t, dir, "<c16", "(1, 1)", 16)
 	truncated := filepath.Join(dir, "short.npy")
 	full, _ := os.ReadFile(nan)
 	if err := os.WriteFile(truncated, full[:len(full)-5], 0o644); err != nil {
@@ -135,6 +167,13 @@ func TestSolveBadInput(t *testing.T) {
 		{"bad precision", []string{"solve", "--gen", "uniform", "--precision", "f16"}, "precision"},
 		{"negative eps", []string{"solve", "--gen", "uniform", "--eps", "-1"}, "--eps"},
 		{"empty", []string{"solve", "--gen", "uniform", "--m", "0"}, "positive"},
+		{"empty file", []string{"solve", emptyFile}, "empty"},
+		{"Inf", []string{"solve", inf}, "(0, 1)"},
+		{"complex dtype", []string{"solve", complexFile}, "unsupported dtype"},
+		{"too large", []string{"solve", "--gen", "uniform", "--m", "10000000", "--n", "10000000"}, "GB"},
+		{"c for ga-smooth", []string{"solve", "--gen", "uniform", "--algo", "ga-smooth", "--c", "2"}, "--c applies"},
+		{"eta for rm+", []string{"solve", "--gen", "uniform", "--algo", "rm+", "--eta", "2"}, "--eta applies"},
+		{"threads", []string{"solve", "--gen", "uniform", "--threads", "100000"}, "--threads"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,0 +1,6 @@
+//go:build !linux
+
+package main
+
+// totalMemory returns 0: unknown off Linux, so no limit is checked.
+func totalMemory() uint64 { return 0 }
