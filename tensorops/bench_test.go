@@ -109,13 +109,6 @@ func BenchmarkPass(b *testing.B) {
 					cpu.Operator(fp, fq, a, p, q)
 				}
 			})
-			b.Run(name+"/operator-nosnake", func(b *testing.B) {
-				a := setup(b)
-				for b.Loop() {
-					cpu.passes = 0
-					cpu.Operator(fp, fq, a, p, q)
-				}
-			})
 			b.Run(name+"/mulvec", func(b *testing.B) {
 				a := setup(b)
 				for b.Loop() {
@@ -133,10 +126,11 @@ func BenchmarkPass(b *testing.B) {
 	}
 }
 
-// BenchmarkPassVsRead alternates fused passes with plain reads of the same
-// matrix by the same goroutines and reports the fused pass's rate as a
-// percentage of the read rate: on a shared machine whose bandwidth drifts,
-// interleaving is what makes the two comparable.
+// BenchmarkPassVsRead alternates each kind of pass (Operator, MulVec,
+// MulTVec) with plain reads of the same matrix by the same goroutines, a
+// read right before every pass, and reports each pass's rate as a
+// percentage of the rate of the reads next to it: on a shared machine whose
+// bandwidth drifts, interleaving is what makes the rates comparable.
 func BenchmarkPassVsRead(b *testing.B) {
 	threads := runtime.GOMAXPROCS(0)
 	for _, f32 := range []bool{false, true} {
@@ -157,27 +151,42 @@ func BenchmarkPassVsRead(b *testing.B) {
 			var p, q Vector = randCPUVec(rng, m), randCPUVec(rng, n)
 			var fp, fq Vector = make(CPUVector, m), make(CPUVector, n)
 			job := &readJob{a: a, nw: threads, sums: make([][8]float64, threads)}
-			var tRead, tOp time.Duration
+			ops := []struct {
+				name string
+				pass func()
+			}{
+				{"operator", func() { cpu.Operator(fp, fq, a, p, q) }},
+				{"mulvec", func() { cpu.MulVec(fp, a, q) }},
+				{"multvec", func() { cpu.MulTVec(fq, a, p) }},
+			}
+			tRead := make([]time.Duration, len(ops))
+			tOp := make([]time.Duration, len(ops))
 			for b.Loop() {
-				t0 := time.Now()
-				if cpu.pool != nil {
-					cpu.pool.do(job, threads)
-				} else {
-					job.run(0)
+				for k, op := range ops {
+					t0 := time.Now()
+					if cpu.pool != nil {
+						cpu.pool.do(job, threads)
+					} else {
+						job.run(0)
+					}
+					t1 := time.Now()
+					op.pass()
+					tRead[k] += t1.Sub(t0)
+					tOp[k] += time.Since(t1)
 				}
-				t1 := time.Now()
-				cpu.Operator(fp, fq, a, p, q)
-				tRead += t1.Sub(t0)
-				tOp += time.Since(t1)
 			}
 			size := 8
 			if f32 {
 				size = 4
 			}
 			bytes := float64(m*n*size) * float64(b.N)
-			b.ReportMetric(bytes/tRead.Seconds()/1e6, "read-MB/s")
-			b.ReportMetric(bytes/tOp.Seconds()/1e6, "operator-MB/s")
-			b.ReportMetric(100*tRead.Seconds()/tOp.Seconds(), "%-of-read")
+			var read time.Duration
+			for k, op := range ops {
+				read += tRead[k]
+				b.ReportMetric(bytes/tOp[k].Seconds()/1e6, op.name+"-MB/s")
+				b.ReportMetric(100*tRead[k].Seconds()/tOp[k].Seconds(), op.name+"-%-of-read")
+			}
+			b.ReportMetric(float64(len(ops))*bytes/read.Seconds()/1e6, "read-MB/s")
 		})
 	}
 }

@@ -39,13 +39,8 @@ func (a *cpuMatrix) Precision() Precision {
 // when there are enough of them (each worker keeps a private partial Aᵀp,
 // summed in a fixed order afterwards, so results do not depend on
 // scheduling), by columns otherwise (a 1×n matrix still uses every worker).
-// The inner loops are AVX-512 or AVX2 kernels where the CPU has them.
-//
-// Successive passes alternate the direction in which each worker walks its
-// rows: the rows a pass reads last are still in the last-level cache when the
-// next pass starts with them. This changes the order of the floating-point
-// sums in Aᵀp from one pass to the next (by rounding only); runs with the same
-// inputs and thread count remain bit-for-bit reproducible.
+// The inner loops are AVX-512 or AVX2 kernels where the CPU has them. A pass
+// is a pure function of its inputs and the thread count.
 type CPU struct {
 	threads int
 	pool    *pool
@@ -54,7 +49,6 @@ type CPU struct {
 	// result vector directly); rowDots[w] its share of A q in column mode.
 	partial [][]float64
 	rowDots [][]float64
-	passes  uint64
 }
 
 var _ Backend = (*CPU)(nil)

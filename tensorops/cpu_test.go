@@ -86,11 +86,9 @@ func TestPassMatchesNaive(t *testing.T) {
 						}
 					}
 					fp, fq := make(CPUVector, m), make(CPUVector, n)
-					for pass := range 2 { // both walking directions
-						cpu.Operator(fp, fq, a, p, q)
-						check(fmt.Sprintf("pass %d: -fp", pass), fp, aq, aqAbs, -1)
-						check(fmt.Sprintf("pass %d: fq", pass), fq, atp, atpAbs, 1)
-					}
+					cpu.Operator(fp, fq, a, p, q)
+					check("-fp", fp, aq, aqAbs, -1)
+					check("fq", fq, atp, atpAbs, 1)
 					u, v := make(CPUVector, m), make(CPUVector, n)
 					cpu.MulVec(u, a, q)
 					check("A q", u, aq, aqAbs, 1)

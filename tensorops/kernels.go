@@ -4,13 +4,14 @@ package tensorops
 //
 // One operator evaluation streams the payoff matrix A from memory once and
 // computes A q and Aᵀ p in the same pass. The kernels below work on groups
-// of four rows (or a single leftover row): for every column they load the
-// matrix entries once and use them both for the row dot products (A q) and
-// for the column update s += Σ_k p_k a_k (Aᵀ p). The work is bound by
-// memory bandwidth, so the only goals are to touch each matrix element
-// exactly once and to never let arithmetic be the bottleneck.
+// of eight or four rows (or a single leftover row): for every column they
+// load the matrix entries once and use them both for the row dot products
+// (A q) and for the column update s += Σ_k p_k a_k (Aᵀ p). The work is bound
+// by memory bandwidth, so the only goals are to touch each matrix element
+// exactly once, to keep enough rows in flight for the memory system, and to
+// never let arithmetic be the bottleneck.
 //
-// Every operation has a checked entry point (fused4F64, dot1F32, ...) that
+// Every operation has a checked entry point (fused8F64, dot1F32, ...) that
 // validates the slice lengths once and then calls the implementation chosen
 // at program start (see kernelName). Implementations receive arguments that
 // are already validated and must not read or write outside the described
@@ -23,10 +24,18 @@ import (
 
 // kernelSet is one implementation of every dense row kernel. The functions
 // assume their arguments have been validated by the checked entry points:
-// len(a) >= 3*lda+n (4-row forms) or len(a) >= n (1-row forms), lda >= n,
-// len(q) >= n, len(s) >= n, and non-nil p and dots.
+// len(a) >= 7*lda+n (8-row forms), len(a) >= 3*lda+n (4-row forms) or
+// len(a) >= n (1-row forms), lda >= n, len(q) >= n, len(s) >= n, and
+// non-nil p and dots.
 type kernelSet struct {
 	name string
+
+	fused8F64 func(a []float64, lda, n int, q, s []float64, p, dots *[8]float64)
+	dot8F64   func(a []float64, lda, n int, q []float64, dots *[8]float64)
+	axpy8F64  func(a []float64, lda, n int, s []float64, p *[8]float64)
+	fused8F32 func(a []float32, lda, n int, q, s []float64, p, dots *[8]float64)
+	dot8F32   func(a []float32, lda, n int, q []float64, dots *[8]float64)
+	axpy8F32  func(a []float32, lda, n int, s []float64, p *[8]float64)
 
 	fused4F64 func(a []float64, lda, n int, q, s []float64, p, dots *[4]float64)
 	fused1F64 func(a []float64, n int, q, s []float64, p float64) float64
@@ -50,6 +59,13 @@ type kernelSet struct {
 // non-amd64 machines and the reference the assembly is tested against.
 var genericKernels = kernelSet{
 	name: "generic",
+
+	fused8F64: fused8Halves(fused4F64Generic),
+	dot8F64:   dot8Halves(dot4F64Generic),
+	axpy8F64:  axpy8Halves(axpy4F64Generic),
+	fused8F32: fused8Halves(fused4F32Generic),
+	dot8F32:   dot8Halves(dot4F32Generic),
+	axpy8F32:  axpy8Halves(axpy4F32Generic),
 
 	fused4F64: fused4F64Generic,
 	fused1F64: fused1F64Generic,
@@ -95,12 +111,72 @@ func selectKernels(avail []*kernelSet, want string) *kernelSet {
 // "avx2" or "generic".
 func kernelName() string { return active.name }
 
+// fused8F64 computes, for the eight rows a[k*lda : k*lda+n] (k = 0..7),
+// dots[k] = Σ_j a[k*lda+j]*q[j] and adds Σ_k p[k]*a[k*lda+j] to s[j] for
+// j < n. It panics if n < 0, lda < n, len(a) < 7*lda+n, len(q) < n,
+// len(s) < n, or p or dots is nil.
+func fused8F64(a []float64, lda, n int, q, s []float64, p *[8]float64, dots *[8]float64) {
+	checkRows("fused8F64", 8, len(a), lda, n)
+	checkVec("fused8F64", "q", len(q), n)
+	checkVec("fused8F64", "s", len(s), n)
+	checkPtr("fused8F64", "p", p == nil)
+	checkPtr("fused8F64", "dots", dots == nil)
+	active.fused8F64(a, lda, n, q, s, p, dots)
+}
+
+// dot8F64 sets dots[k] = Σ_j a[k*lda+j]*q[j] for k = 0..7, j < n. It
+// panics if n < 0, lda < n, len(a) < 7*lda+n, len(q) < n, or dots is nil.
+func dot8F64(a []float64, lda, n int, q []float64, dots *[8]float64) {
+	checkRows("dot8F64", 8, len(a), lda, n)
+	checkVec("dot8F64", "q", len(q), n)
+	checkPtr("dot8F64", "dots", dots == nil)
+	active.dot8F64(a, lda, n, q, dots)
+}
+
+// axpy8F64 adds Σ_k p[k]*a[k*lda+j] (k = 0..7) to s[j] for j < n. It
+// panics if n < 0, lda < n, len(a) < 7*lda+n, len(s) < n, or p is nil.
+func axpy8F64(a []float64, lda, n int, s []float64, p *[8]float64) {
+	checkRows("axpy8F64", 8, len(a), lda, n)
+	checkVec("axpy8F64", "s", len(s), n)
+	checkPtr("axpy8F64", "p", p == nil)
+	active.axpy8F64(a, lda, n, s, p)
+}
+
+// fused8F32 is fused8F64 for a float32 matrix (float64 arithmetic). It
+// panics on the same conditions as fused8F64.
+func fused8F32(a []float32, lda, n int, q, s []float64, p *[8]float64, dots *[8]float64) {
+	checkRows("fused8F32", 8, len(a), lda, n)
+	checkVec("fused8F32", "q", len(q), n)
+	checkVec("fused8F32", "s", len(s), n)
+	checkPtr("fused8F32", "p", p == nil)
+	checkPtr("fused8F32", "dots", dots == nil)
+	active.fused8F32(a, lda, n, q, s, p, dots)
+}
+
+// dot8F32 is dot8F64 for a float32 matrix (float64 arithmetic). It panics
+// on the same conditions as dot8F64.
+func dot8F32(a []float32, lda, n int, q []float64, dots *[8]float64) {
+	checkRows("dot8F32", 8, len(a), lda, n)
+	checkVec("dot8F32", "q", len(q), n)
+	checkPtr("dot8F32", "dots", dots == nil)
+	active.dot8F32(a, lda, n, q, dots)
+}
+
+// axpy8F32 is axpy8F64 for a float32 matrix (float64 arithmetic). It
+// panics on the same conditions as axpy8F64.
+func axpy8F32(a []float32, lda, n int, s []float64, p *[8]float64) {
+	checkRows("axpy8F32", 8, len(a), lda, n)
+	checkVec("axpy8F32", "s", len(s), n)
+	checkPtr("axpy8F32", "p", p == nil)
+	active.axpy8F32(a, lda, n, s, p)
+}
+
 // fused4F64 computes, for the four rows a[k*lda : k*lda+n] (k = 0..3),
 // dots[k] = Σ_j a[k*lda+j]*q[j] and adds Σ_k p[k]*a[k*lda+j] to s[j] for
 // j < n. It panics if n < 0, lda < n, len(a) < 3*lda+n, len(q) < n,
 // len(s) < n, or p or dots is nil.
 func fused4F64(a []float64, lda, n int, q, s []float64, p *[4]float64, dots *[4]float64) {
-	checkRows4("fused4F64", len(a), lda, n)
+	checkRows("fused4F64", 4, len(a), lda, n)
 	checkVec("fused4F64", "q", len(q), n)
 	checkVec("fused4F64", "s", len(s), n)
 	checkPtr("fused4F64", "p", p == nil)
@@ -120,7 +196,7 @@ func fused1F64(a []float64, n int, q, s []float64, p float64) float64 {
 // dot4F64 sets dots[k] = Σ_j a[k*lda+j]*q[j] for k = 0..3, j < n. It
 // panics if n < 0, lda < n, len(a) < 3*lda+n, len(q) < n, or dots is nil.
 func dot4F64(a []float64, lda, n int, q []float64, dots *[4]float64) {
-	checkRows4("dot4F64", len(a), lda, n)
+	checkRows("dot4F64", 4, len(a), lda, n)
 	checkVec("dot4F64", "q", len(q), n)
 	checkPtr("dot4F64", "dots", dots == nil)
 	active.dot4F64(a, lda, n, q, dots)
@@ -137,7 +213,7 @@ func dot1F64(a []float64, n int, q []float64) float64 {
 // axpy4F64 adds Σ_k p[k]*a[k*lda+j] to s[j] for j < n. It panics if n < 0,
 // lda < n, len(a) < 3*lda+n, len(s) < n, or p is nil.
 func axpy4F64(a []float64, lda, n int, s []float64, p *[4]float64) {
-	checkRows4("axpy4F64", len(a), lda, n)
+	checkRows("axpy4F64", 4, len(a), lda, n)
 	checkVec("axpy4F64", "s", len(s), n)
 	checkPtr("axpy4F64", "p", p == nil)
 	active.axpy4F64(a, lda, n, s, p)
@@ -155,7 +231,7 @@ func axpy1F64(a []float64, n int, s []float64, p float64) {
 // converted to float64 before it is used, and all arithmetic is float64.
 // It panics on the same conditions as fused4F64.
 func fused4F32(a []float32, lda, n int, q, s []float64, p *[4]float64, dots *[4]float64) {
-	checkRows4("fused4F32", len(a), lda, n)
+	checkRows("fused4F32", 4, len(a), lda, n)
 	checkVec("fused4F32", "q", len(q), n)
 	checkVec("fused4F32", "s", len(s), n)
 	checkPtr("fused4F32", "p", p == nil)
@@ -175,7 +251,7 @@ func fused1F32(a []float32, n int, q, s []float64, p float64) float64 {
 // dot4F32 is dot4F64 for a float32 matrix (float64 arithmetic). It panics
 // on the same conditions as dot4F64.
 func dot4F32(a []float32, lda, n int, q []float64, dots *[4]float64) {
-	checkRows4("dot4F32", len(a), lda, n)
+	checkRows("dot4F32", 4, len(a), lda, n)
 	checkVec("dot4F32", "q", len(q), n)
 	checkPtr("dot4F32", "dots", dots == nil)
 	active.dot4F32(a, lda, n, q, dots)
@@ -192,7 +268,7 @@ func dot1F32(a []float32, n int, q []float64) float64 {
 // axpy4F32 is axpy4F64 for a float32 matrix (float64 arithmetic). It
 // panics on the same conditions as axpy4F64.
 func axpy4F32(a []float32, lda, n int, s []float64, p *[4]float64) {
-	checkRows4("axpy4F32", len(a), lda, n)
+	checkRows("axpy4F32", 4, len(a), lda, n)
 	checkVec("axpy4F32", "s", len(s), n)
 	checkPtr("axpy4F32", "p", p == nil)
 	active.axpy4F32(a, lda, n, s, p)
@@ -215,12 +291,13 @@ func readF64(a []float64) float64 { return active.readF64(a) }
 // order; see readF64.
 func readF32(a []float32) float64 { return active.readF32(a) }
 
-// checkRows4 panics unless a slice of length lenA holds four rows of n
-// elements spaced lda apart. The last row ends at 3*lda+n, which is written
-// as a division so that a huge lda cannot overflow the check.
-func checkRows4(op string, lenA, lda, n int) {
-	if n < 0 || lda < n || lenA < n || (lenA-n)/3 < lda {
-		panicRows4(op, lenA, lda, n)
+// checkRows panics unless a slice of length lenA holds rows (4 or 8) rows
+// of n elements spaced lda apart. The last row ends at (rows-1)*lda+n,
+// which is written as a division so that a huge lda cannot overflow the
+// check.
+func checkRows(op string, rows, lenA, lda, n int) {
+	if n < 0 || lda < n || lenA < n || (lenA-n)/(rows-1) < lda {
+		panicRows(op, rows, lenA, lda, n)
 	}
 }
 
@@ -251,14 +328,14 @@ func checkPtr(op, name string, isNil bool) {
 // cannot make the checks allocate or stop them from being inlined.
 
 //go:noinline
-func panicRows4(op string, lenA, lda, n int) {
+func panicRows(op string, rows, lenA, lda, n int) {
 	switch {
 	case n < 0:
 		panic(fmt.Sprintf("tensorops: %s: negative n=%d", op, n))
 	case lda < n:
 		panic(fmt.Sprintf("tensorops: %s: lda=%d < n=%d", op, lda, n))
 	default:
-		panic(fmt.Sprintf("tensorops: %s: len(a)=%d < 3*lda+n (lda=%d, n=%d)", op, lenA, lda, n))
+		panic(fmt.Sprintf("tensorops: %s: len(a)=%d < %d*lda+n (lda=%d, n=%d)", op, lenA, rows-1, lda, n))
 	}
 }
 
@@ -268,6 +345,30 @@ func panicShort(op, name string, length, n int) {
 		panic(fmt.Sprintf("tensorops: %s: negative n=%d", op, n))
 	}
 	panic(fmt.Sprintf("tensorops: %s: len(%s)=%d < n=%d", op, name, length, n))
+}
+
+// fused8Halves, dot8Halves and axpy8Halves make an 8-row kernel of a 4-row
+// one for the generic implementation, where more rows per call would not
+// help: rows 0..3 and then rows 4..7, each matrix element still read once.
+func fused8Halves[T float32 | float64](f func(a []T, lda, n int, q, s []float64, p, dots *[4]float64)) func(a []T, lda, n int, q, s []float64, p, dots *[8]float64) {
+	return func(a []T, lda, n int, q, s []float64, p, dots *[8]float64) {
+		f(a, lda, n, q, s, (*[4]float64)(p[:4]), (*[4]float64)(dots[:4]))
+		f(a[4*lda:], lda, n, q, s, (*[4]float64)(p[4:]), (*[4]float64)(dots[4:]))
+	}
+}
+
+func dot8Halves[T float32 | float64](f func(a []T, lda, n int, q []float64, dots *[4]float64)) func(a []T, lda, n int, q []float64, dots *[8]float64) {
+	return func(a []T, lda, n int, q []float64, dots *[8]float64) {
+		f(a, lda, n, q, (*[4]float64)(dots[:4]))
+		f(a[4*lda:], lda, n, q, (*[4]float64)(dots[4:]))
+	}
+}
+
+func axpy8Halves[T float32 | float64](f func(a []T, lda, n int, s []float64, p *[4]float64)) func(a []T, lda, n int, s []float64, p *[8]float64) {
+	return func(a []T, lda, n int, s []float64, p *[8]float64) {
+		f(a, lda, n, s, (*[4]float64)(p[:4]))
+		f(a[4*lda:], lda, n, s, (*[4]float64)(p[4:]))
+	}
 }
 
 // The generic kernels re-slice every operand to exactly n elements before

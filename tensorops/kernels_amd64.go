@@ -16,17 +16,23 @@ var haveAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 var avx512Kernels = kernelSet{
 	name: "avx512",
 
+	fused8F64: fused8F64AVX512,
 	fused4F64: fused4F64AVX512,
 	fused1F64: fused1F64AVX512,
+	dot8F64:   dot8F64AVX512,
 	dot4F64:   dot4F64AVX512,
 	dot1F64:   dot1F64AVX512,
+	axpy8F64:  axpy8F64AVX512,
 	axpy4F64:  axpy4F64AVX512,
 	axpy1F64:  axpy1F64AVX512,
 
+	fused8F32: fused8F32AVX512,
 	fused4F32: fused4F32AVX512,
 	fused1F32: fused1F32AVX512,
+	dot8F32:   dot8F32AVX512,
 	dot4F32:   dot4F32AVX512,
 	dot1F32:   dot1F32AVX512,
+	axpy8F32:  axpy8F32AVX512,
 	axpy4F32:  axpy4F32AVX512,
 	axpy1F32:  axpy1F32AVX512,
 
@@ -37,17 +43,23 @@ var avx512Kernels = kernelSet{
 var avx2Kernels = kernelSet{
 	name: "avx2",
 
+	fused8F64: fused8F64AVX2,
 	fused4F64: fused4F64AVX2,
 	fused1F64: fused1F64AVX2,
+	dot8F64:   dot8F64AVX2,
 	dot4F64:   dot4F64AVX2,
 	dot1F64:   dot1F64AVX2,
+	axpy8F64:  axpy8F64AVX2,
 	axpy4F64:  axpy4F64AVX2,
 	axpy1F64:  axpy1F64AVX2,
 
+	fused8F32: fused8F32AVX2,
 	fused4F32: fused4F32AVX2,
 	fused1F32: fused1F32AVX2,
+	dot8F32:   dot8F32AVX2,
 	dot4F32:   dot4F32AVX2,
 	dot1F32:   dot1F32AVX2,
+	axpy8F32:  axpy8F32AVX2,
 	axpy4F32:  axpy4F32AVX2,
 	axpy1F32:  axpy1F32AVX2,
 
@@ -70,6 +82,24 @@ func availableKernels() []*kernelSet {
 // The assembly kernels (kernels_amd64.s) take the same, already validated,
 // arguments as the generic ones; they only use the base pointers of the
 // slices and never look at lengths.
+
+//go:noescape
+func fused8F64AVX512(a []float64, lda, n int, q, s []float64, p, dots *[8]float64)
+
+//go:noescape
+func dot8F64AVX512(a []float64, lda, n int, q []float64, dots *[8]float64)
+
+//go:noescape
+func axpy8F64AVX512(a []float64, lda, n int, s []float64, p *[8]float64)
+
+//go:noescape
+func fused8F32AVX512(a []float32, lda, n int, q, s []float64, p, dots *[8]float64)
+
+//go:noescape
+func dot8F32AVX512(a []float32, lda, n int, q []float64, dots *[8]float64)
+
+//go:noescape
+func axpy8F32AVX512(a []float32, lda, n int, s []float64, p *[8]float64)
 
 //go:noescape
 func fused4F64AVX512(a []float64, lda, n int, q, s []float64, p, dots *[4]float64)
@@ -112,6 +142,24 @@ func readF64AVX512(a []float64) float64
 
 //go:noescape
 func readF32AVX512(a []float32) float64
+
+//go:noescape
+func fused8F64AVX2(a []float64, lda, n int, q, s []float64, p, dots *[8]float64)
+
+//go:noescape
+func dot8F64AVX2(a []float64, lda, n int, q []float64, dots *[8]float64)
+
+//go:noescape
+func axpy8F64AVX2(a []float64, lda, n int, s []float64, p *[8]float64)
+
+//go:noescape
+func fused8F32AVX2(a []float32, lda, n int, q, s []float64, p, dots *[8]float64)
+
+//go:noescape
+func dot8F32AVX2(a []float32, lda, n int, q []float64, dots *[8]float64)
+
+//go:noescape
+func axpy8F32AVX2(a []float32, lda, n int, s []float64, p *[8]float64)
 
 //go:noescape
 func fused4F64AVX2(a []float64, lda, n int, q, s []float64, p, dots *[4]float64)

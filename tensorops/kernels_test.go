@@ -27,7 +27,8 @@ const kernelTol = 1e-14
 // kernelSizes are the column counts tested: every tail length of the 8-
 // and 16-column steps, and the edges of the prefetching main loops, which
 // start once n exceeds PFDIST (2048 bytes: 256 float64 or 512 float32
-// columns) by one unrolled iteration (8 or 16 columns).
+// columns) by one unrolled iteration (8 or 16 columns). The 4- and 8-row
+// kernels share these edges.
 var kernelSizes = []int{
 	0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 33, 63, 64, 65, 127, 1000, 1031,
 	263, 264, 271, 272, 273, 288, 519, 520, 527, 528, 529, 544, 4099,
@@ -68,15 +69,16 @@ func randVec(r *rand.Rand, v []float64) {
 	}
 }
 
-// fill4 fills the four rows of n columns with random numbers and
-// everything else in a (the gaps between rows and any trailing elements)
-// with NaN, so that a kernel which reads outside the rows produces NaN.
-func fill4[T float32 | float64](r *rand.Rand, a []T, lda, n int) {
+// fillRows fills the given number of rows of n columns with random numbers
+// and everything else in a (the gaps between rows and any trailing
+// elements) with NaN, so that a kernel which reads outside the rows
+// produces NaN.
+func fillRows[T float32 | float64](r *rand.Rand, a []T, rows, lda, n int) {
 	nan := T(math.NaN())
 	for i := range a {
 		a[i] = nan
 	}
-	for k := 0; k < 4; k++ {
+	for k := 0; k < rows; k++ {
 		for j := 0; j < n; j++ {
 			a[k*lda+j] = T(2*r.Float64() - 1)
 		}
@@ -153,7 +155,7 @@ func checkS(t *testing.T, what string, s, want, mag []float64) {
 	}
 }
 
-func checkDots(t *testing.T, what string, got *[4]float64, rows [][]float64, q []float64) {
+func checkDots(t *testing.T, what string, got []float64, rows [][]float64, q []float64) {
 	t.Helper()
 	for k := range rows {
 		want, mag := refDot(rows[k], q)
@@ -171,65 +173,75 @@ func TestKernelCorrectness(t *testing.T) {
 		r := rand.New(rand.NewPCG(1, 2))
 		for _, n := range kernelSizes {
 			for _, lda := range ldas(n) {
-				// 9 trailing NaNs after the last row catch over-reads.
-				a64 := make([]float64, 3*lda+n+9)
-				a32 := make([]float32, 3*lda+n+9)
-				fill4(r, a64, lda, n)
-				fill4(r, a32, lda, n)
-				testOps(t, r, fmt.Sprintf("f64 n=%d lda=%d", n, lda), a64, lda, n)
-				testOps(t, r, fmt.Sprintf("f32 n=%d lda=%d", n, lda), a32, lda, n)
+				for _, nr := range []int{4, 8} {
+					// 9 trailing NaNs after the last row catch over-reads.
+					a64 := make([]float64, (nr-1)*lda+n+9)
+					a32 := make([]float32, (nr-1)*lda+n+9)
+					fillRows(r, a64, nr, lda, n)
+					fillRows(r, a32, nr, lda, n)
+					testOps(t, r, fmt.Sprintf("f64 %d rows n=%d lda=%d", nr, n, lda), a64, nr, lda, n)
+					testOps(t, r, fmt.Sprintf("f32 %d rows n=%d lda=%d", nr, n, lda), a32, nr, lda, n)
+				}
 			}
 		}
 	})
 }
 
-// testOps runs all operations on the four rows in a and checks them.
-func testOps[T float32 | float64](t *testing.T, r *rand.Rand, what string, a []T, lda, n int) {
+// testOps runs all operations on the nr (4 or 8) rows in a and checks
+// them: the nr-row kernels on all rows, the 1-row kernels on the first and
+// the last.
+func testOps[T float32 | float64](t *testing.T, r *rand.Rand, what string, a []T, nr, lda, n int) {
 	t.Helper()
-	rows := make([][]float64, 4)
+	rows := make([][]float64, nr)
 	for k := range rows {
 		rows[k] = row(a, lda, k, n)
 	}
-	var p [4]float64
-	randVec(r, p[:])
+	var p [8]float64
+	randVec(r, p[:nr])
 	nan := math.NaN()
+	name := fmt.Sprint(nr)
 
 	q, s := vectors(r, n)
-	want, mag := refAxpy(rows, s[:n], p[:])
-	dots := [4]float64{nan, nan, nan, nan} // must be overwritten, not accumulated
-	callFused4(a, lda, n, q, s, &p, &dots)
-	checkDots(t, what+" fused4", &dots, rows, q)
-	checkS(t, what+" fused4", s, want, mag)
+	want, mag := refAxpy(rows, s[:n], p[:nr])
+	var dots [8]float64
+	for k := range dots {
+		dots[k] = nan // must be overwritten, not accumulated
+	}
+	callFusedN(a, nr, lda, n, q, s, &p, &dots)
+	checkDots(t, what+" fused"+name, dots[:nr], rows, q)
+	checkS(t, what+" fused"+name, s, want, mag)
 
-	dots = [4]float64{nan, nan, nan, nan}
-	callDot4(a, lda, n, q, &dots)
-	checkDots(t, what+" dot4", &dots, rows, q)
+	for k := range dots {
+		dots[k] = nan
+	}
+	callDotN(a, nr, lda, n, q, &dots)
+	checkDots(t, what+" dot"+name, dots[:nr], rows, q)
 
-	want, mag = refAxpy(rows, s[:n], p[:])
-	callAxpy4(a, lda, n, s, &p)
-	checkS(t, what+" axpy4", s, want, mag)
+	want, mag = refAxpy(rows, s[:n], p[:nr])
+	callAxpyN(a, nr, lda, n, s, &p)
+	checkS(t, what+" axpy"+name, s, want, mag)
 
 	// The single-row kernels run on row 0 (followed by the NaN gap when
-	// lda > n) and on row 3 (followed by the NaN tail of a).
-	for _, k := range []int{0, 3} {
+	// lda > n) and on the last row (followed by the NaN tail of a).
+	for _, k := range []int{0, nr - 1} {
 		x := a[k*lda:]
 		w := fmt.Sprintf("%s row %d", what, k)
 		want, mag = refAxpy(rows[k:k+1], s[:n], p[k:k+1])
 		d := callFused1(x, n, q, s, p[k])
-		checkDots(t, w+" fused1", &[4]float64{d}, rows[k:k+1], q)
+		checkDots(t, w+" fused1", []float64{d}, rows[k:k+1], q)
 		checkS(t, w+" fused1", s, want, mag)
 
 		d = callDot1(x, n, q)
-		checkDots(t, w+" dot1", &[4]float64{d}, rows[k:k+1], q)
+		checkDots(t, w+" dot1", []float64{d}, rows[k:k+1], q)
 
 		want, mag = refAxpy(rows[k:k+1], s[:n], p[k:k+1])
 		callAxpy1(x, n, s, p[k])
 		checkS(t, w+" axpy1", s, want, mag)
 	}
 
-	// readF64/readF32 see exactly the 3*lda+n elements of the block, with
-	// the NaN gaps replaced by numbers.
-	block := make([]T, 3*lda+n)
+	// readF64/readF32 see exactly the (nr-1)*lda+n elements of the block,
+	// with the NaN gaps replaced by numbers.
+	block := make([]T, (nr-1)*lda+n)
 	var sum, sumAbs float64
 	for i := range block {
 		block[i] = T(2*r.Float64() - 1)
@@ -242,7 +254,60 @@ func testOps[T float32 | float64](t *testing.T, r *rand.Rand, what string, a []T
 }
 
 // The call* helpers dispatch on the element type to the checked entry
-// points so that one generic test body covers float64 and float32.
+// points so that one generic test body covers float64 and float32; the
+// callXxxN ones also on the number of rows (4: the first half of p and
+// dots).
+
+func callFusedN[T float32 | float64](a []T, nr, lda, n int, q, s []float64, p, dots *[8]float64) {
+	if nr == 8 {
+		callFused8(a, lda, n, q, s, p, dots)
+	} else {
+		callFused4(a, lda, n, q, s, (*[4]float64)(p[:4]), (*[4]float64)(dots[:4]))
+	}
+}
+
+func callDotN[T float32 | float64](a []T, nr, lda, n int, q []float64, dots *[8]float64) {
+	if nr == 8 {
+		callDot8(a, lda, n, q, dots)
+	} else {
+		callDot4(a, lda, n, q, (*[4]float64)(dots[:4]))
+	}
+}
+
+func callAxpyN[T float32 | float64](a []T, nr, lda, n int, s []float64, p *[8]float64) {
+	if nr == 8 {
+		callAxpy8(a, lda, n, s, p)
+	} else {
+		callAxpy4(a, lda, n, s, (*[4]float64)(p[:4]))
+	}
+}
+
+func callFused8[T float32 | float64](a []T, lda, n int, q, s []float64, p, dots *[8]float64) {
+	switch a := any(a).(type) {
+	case []float64:
+		fused8F64(a, lda, n, q, s, p, dots)
+	case []float32:
+		fused8F32(a, lda, n, q, s, p, dots)
+	}
+}
+
+func callDot8[T float32 | float64](a []T, lda, n int, q []float64, dots *[8]float64) {
+	switch a := any(a).(type) {
+	case []float64:
+		dot8F64(a, lda, n, q, dots)
+	case []float32:
+		dot8F32(a, lda, n, q, dots)
+	}
+}
+
+func callAxpy8[T float32 | float64](a []T, lda, n int, s []float64, p *[8]float64) {
+	switch a := any(a).(type) {
+	case []float64:
+		axpy8F64(a, lda, n, s, p)
+	case []float32:
+		axpy8F32(a, lda, n, s, p)
+	}
+}
 
 func callFused4[T float32 | float64](a []T, lda, n int, q, s []float64, p, dots *[4]float64) {
 	switch a := any(a).(type) {
@@ -369,8 +434,9 @@ func faults(f func()) (fault bool) {
 }
 
 // TestKernelGuardPages checks that no kernel reads or writes outside
-// [0, 3*lda+n) of a or [0, n) of q and s: each operand lies flush against a
-// PROT_NONE page (after it, then before it), so a stray access faults.
+// [0, (rows-1)*lda+n) of a or [0, n) of q and s: each operand lies flush
+// against a PROT_NONE page (after it, then before it), so a stray access
+// faults.
 func TestKernelGuardPages(t *testing.T) {
 	forEachKernel(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(3, 4))
@@ -388,38 +454,45 @@ func TestKernelGuardPages(t *testing.T) {
 			for _, n := range kernelSizes {
 				for _, lda := range ldas(n) {
 					what := fmt.Sprintf("n=%d lda=%d flushEnd=%v", n, lda, flushEnd)
-					guardOps[float64](t, r, what+" f64", lda, n, flushEnd)
-					guardOps[float32](t, r, what+" f32", lda, n, flushEnd)
+					for _, nr := range []int{4, 8} {
+						w := fmt.Sprintf("%s %d rows", what, nr)
+						guardOps[float64](t, r, w+" f64", nr, lda, n, flushEnd)
+						guardOps[float32](t, r, w+" f32", nr, lda, n, flushEnd)
+					}
 				}
 			}
 		}
 	})
 }
 
-func guardOps[T float32 | float64](t *testing.T, r *rand.Rand, what string, lda, n int, flushEnd bool) {
+// guardOps runs every operation on an nr-row (4 or 8) block that fills its
+// guarded buffer exactly.
+func guardOps[T float32 | float64](t *testing.T, r *rand.Rand, what string, nr, lda, n int, flushEnd bool) {
 	t.Helper()
-	a, ga := guardedSlice[T](t, r, 3*lda+n, flushEnd)
+	a, ga := guardedSlice[T](t, r, (nr-1)*lda+n, flushEnd)
 	defer ga.free()
 	q, gq := guardedSlice[float64](t, r, n, flushEnd)
 	defer gq.free()
 	s, gs := guardedSlice[float64](t, r, n, flushEnd)
 	defer gs.free()
-	var p, dots [4]float64
+	var p, dots [8]float64
 	randVec(r, p[:])
+	last := a[(nr-1)*lda:]
 	ops := []struct {
 		name string
 		f    func()
 	}{
-		{"fused4", func() { callFused4(a, lda, n, q, s, &p, &dots) }},
-		{"dot4", func() { callDot4(a, lda, n, q, &dots) }},
-		{"axpy4", func() { callAxpy4(a, lda, n, s, &p) }},
-		// Row 0 starts at the start guard, row 3 ends at the end guard.
+		{"fused", func() { callFusedN(a, nr, lda, n, q, s, &p, &dots) }},
+		{"dot", func() { callDotN(a, nr, lda, n, q, &dots) }},
+		{"axpy", func() { callAxpyN(a, nr, lda, n, s, &p) }},
+		// Row 0 starts at the start guard, the last row ends at the end
+		// guard.
 		{"fused1 row0", func() { callFused1(a, n, q, s, 1) }},
-		{"fused1 row3", func() { callFused1(a[3*lda:], n, q, s, 1) }},
+		{"fused1 last row", func() { callFused1(last, n, q, s, 1) }},
 		{"dot1 row0", func() { callDot1(a, n, q) }},
-		{"dot1 row3", func() { callDot1(a[3*lda:], n, q) }},
+		{"dot1 last row", func() { callDot1(last, n, q) }},
 		{"axpy1 row0", func() { callAxpy1(a, n, s, 1) }},
-		{"axpy1 row3", func() { callAxpy1(a[3*lda:], n, s, 1) }},
+		{"axpy1 last row", func() { callAxpy1(last, n, s, 1) }},
 		{"read", func() { callRead(a) }},
 	}
 	for _, op := range ops {
@@ -436,6 +509,7 @@ func TestKernelPanics(t *testing.T) {
 	a32 := make([]float32, 100)
 	v := make([]float64, 10)
 	var p, d [4]float64
+	var p8, d8 [8]float64
 	cases := []struct {
 		name, want string
 		f          func()
@@ -449,6 +523,15 @@ func TestKernelPanics(t *testing.T) {
 		{"short s", "fused4F64: len(s)=9 < n=10", func() { fused4F64(a64, 10, 10, v, v[:9], &p, &d) }},
 		{"nil p", "axpy4F32: p is nil", func() { axpy4F32(a32, 10, 10, v, nil) }},
 		{"nil dots", "fused4F64: dots is nil", func() { fused4F64(a64, 10, 10, v, v, &p, nil) }},
+		{"8 rows short a", "fused8F64: len(a)=100 < 7*lda+n", func() { fused8F64(a64, 14, 10, v, v, &p8, &d8) }},
+		{"8 rows short a exact", "dot8F32: len(a)=100 < 7*lda+n", func() { dot8F32(a32, 13, 10, v, &d8) }},
+		{"8 rows huge lda", "axpy8F64: len(a)=100 < 7*lda+n", func() { axpy8F64(a64, math.MaxInt/4, 10, v, &p8) }},
+		{"8 rows lda<n", "fused8F32: lda=9 < n=10", func() { fused8F32(a32, 9, 10, v, v, &p8, &d8) }},
+		{"8 rows negative n", "dot8F64: negative n", func() { dot8F64(a64, 10, -1, v, &d8) }},
+		{"8 rows short q", "fused8F64: len(q)=10 < n=11", func() { fused8F64(a64, 11, 11, v, make([]float64, 11), &p8, &d8) }},
+		{"8 rows short s", "axpy8F32: len(s)=10 < n=11", func() { axpy8F32(a32, 11, 11, v, &p8) }},
+		{"8 rows nil p", "axpy8F64: p is nil", func() { axpy8F64(a64, 10, 10, v, nil) }},
+		{"8 rows nil dots", "fused8F32: dots is nil", func() { fused8F32(a32, 10, 10, v, v, &p8, nil) }},
 		{"row short a", "dot1F64: len(a)=100 < n=101", func() { dot1F64(a64, 101, make([]float64, 101)) }},
 		{"row short q", "fused1F32: len(q)=10 < n=11", func() { fused1F32(a32, 11, v, make([]float64, 11), 1) }},
 		{"row short s", "axpy1F64: len(s)=10 < n=11", func() { axpy1F64(a64, 11, v, 1) }},
@@ -471,13 +554,20 @@ func TestKernelPanics(t *testing.T) {
 func TestKernelAllocs(t *testing.T) {
 	forEachKernel(t, func(t *testing.T) {
 		const n, lda = 1031, 1040
-		a64 := make([]float64, 3*lda+n)
-		a32 := make([]float32, 3*lda+n)
+		a64 := make([]float64, 7*lda+n)
+		a32 := make([]float32, 7*lda+n)
 		q := make([]float64, n)
 		s := make([]float64, n)
 		var p, d [4]float64
+		var p8, d8 [8]float64
 		var sink float64
 		allocs := testing.AllocsPerRun(20, func() {
+			fused8F64(a64, lda, n, q, s, &p8, &d8)
+			dot8F64(a64, lda, n, q, &d8)
+			axpy8F64(a64, lda, n, s, &p8)
+			fused8F32(a32, lda, n, q, s, &p8, &d8)
+			dot8F32(a32, lda, n, q, &d8)
+			axpy8F32(a32, lda, n, s, &p8)
 			fused4F64(a64, lda, n, q, s, &p, &d)
 			sink += fused1F64(a64, n, q, s, 1)
 			dot4F64(a64, lda, n, q, &d)
@@ -582,8 +672,8 @@ func benchOps[T float32 | float64](b *testing.B, a []T, m, n int) {
 	s := make([]float64, n)
 	r := rand.New(rand.NewPCG(7, 8))
 	randVec(r, q)
-	p := [4]float64{1e-3, -2e-3, 3e-3, -4e-3}
-	var d [4]float64
+	p := [8]float64{1e-3, -2e-3, 3e-3, -4e-3, 5e-3, -6e-3, 7e-3, -8e-3}
+	var d [8]float64
 	var elem T
 	bytes := int64(m) * int64(n) * int64(unsafe.Sizeof(elem))
 	run := func(name string, pass func()) {
@@ -595,18 +685,21 @@ func benchOps[T float32 | float64](b *testing.B, a []T, m, n int) {
 			}
 		})
 	}
-	run("fused4", func() { fused4Pass(a, m, n, q, s, &p, &d) })
-	run("dot4", func() {
-		for i := 0; i+4 <= m; i += 4 {
-			callDot4(a[i*n:], n, n, q, &d)
-			benchSink += d[0]
-		}
-	})
-	run("axpy4", func() {
-		for i := 0; i+4 <= m; i += 4 {
-			callAxpy4(a[i*n:], n, n, s, &p)
-		}
-	})
+	for _, nr := range []int{8, 4} {
+		name := fmt.Sprint(nr)
+		run("fused"+name, func() { fusedPass(a, nr, m, n, q, s, &p, &d) })
+		run("dot"+name, func() {
+			for i := 0; i+nr <= m; i += nr {
+				callDotN(a[i*n:], nr, n, n, q, &d)
+				benchSink += d[0]
+			}
+		})
+		run("axpy"+name, func() {
+			for i := 0; i+nr <= m; i += nr {
+				callAxpyN(a[i*n:], nr, n, n, s, &p)
+			}
+		})
+	}
 	run("fused1", func() {
 		for i := 0; i < m; i++ {
 			benchSink += callFused1(a[i*n:], n, q, s, 1e-3)
@@ -615,22 +708,22 @@ func benchOps[T float32 | float64](b *testing.B, a []T, m, n int) {
 	run("read", func() { benchSink += callRead(a) })
 }
 
-// fused4Pass is one operator evaluation: the whole m x n matrix, four rows
-// per call, as the solver runs it.
-func fused4Pass[T float32 | float64](a []T, m, n int, q, s []float64, p, d *[4]float64) {
-	for i := 0; i+4 <= m; i += 4 {
-		callFused4(a[i*n:], n, n, q, s, p, d)
+// fusedPass is one operator evaluation: the whole m x n matrix, nr (4 or 8)
+// rows per call (the solver uses 8).
+func fusedPass[T float32 | float64](a []T, nr, m, n int, q, s []float64, p, d *[8]float64) {
+	for i := 0; i+nr <= m; i += nr {
+		callFusedN(a[i*n:], nr, n, n, q, s, p, d)
 		benchSink += d[0]
 	}
 }
 
-// BenchmarkKernelsVsRead alternates full fused4 passes of each path with
-// passes of the fastest read loop (that of the best implementation, the
-// machine's read rate) over the 6000x6000 matrix, and reports both rates
-// and fused4 as a percentage of the read rate. Other processes on a shared
-// machine change the available bandwidth from second to second, so only
-// rates measured interleaved like this can be compared; consecutive runs of
-// BenchmarkKernels cannot.
+// BenchmarkKernelsVsRead alternates full fused8 and fused4 passes of each
+// path with passes of the fastest read loop (that of the best
+// implementation, the machine's read rate) over the 6000x6000 matrix, and
+// reports the rates and each fused pass as a percentage of the read rate.
+// Other processes on a shared machine change the available bandwidth from
+// second to second, so only rates measured interleaved like this can be
+// compared; consecutive runs of BenchmarkKernels cannot.
 func BenchmarkKernelsVsRead(b *testing.B) {
 	const m, n = 6000, 6000
 	a64, a32 := benchMatrix(m, n)
@@ -651,25 +744,32 @@ func benchVsRead[T float32 | float64](b *testing.B, a []T, m, n int) {
 	q := make([]float64, n)
 	s := make([]float64, n)
 	randVec(rand.New(rand.NewPCG(7, 8)), q)
-	p := [4]float64{1e-3, -2e-3, 3e-3, -4e-3}
-	var d [4]float64
+	p := [8]float64{1e-3, -2e-3, 3e-3, -4e-3, 5e-3, -6e-3, 7e-3, -8e-3}
+	var d [8]float64
 	best := availableKernels()[0]
-	var fused, read time.Duration
+	rows := []int{8, 4}
+	fused := make([]time.Duration, len(rows))
+	var read time.Duration
 	passes := 0
 	for b.Loop() {
-		t0 := time.Now()
-		fused4Pass(a, m, n, q, s, &p, &d)
-		t1 := time.Now()
-		restore := useKernels(best)
-		benchSink += callRead(a)
-		restore()
-		read += time.Since(t1)
-		fused += t1.Sub(t0)
+		for k, nr := range rows {
+			t0 := time.Now()
+			fusedPass(a, nr, m, n, q, s, &p, &d)
+			t1 := time.Now()
+			restore := useKernels(best)
+			benchSink += callRead(a)
+			restore()
+			read += time.Since(t1)
+			fused[k] += t1.Sub(t0)
+		}
 		passes++
 	}
 	var elem T
 	bytes := float64(passes) * float64(m*n) * float64(unsafe.Sizeof(elem))
-	b.ReportMetric(bytes/fused.Seconds()/1e6, "fused4-MB/s")
+	read /= time.Duration(len(rows))
 	b.ReportMetric(bytes/read.Seconds()/1e6, "read-MB/s")
-	b.ReportMetric(100*read.Seconds()/fused.Seconds(), "%-of-read")
+	for k, nr := range rows {
+		b.ReportMetric(bytes/fused[k].Seconds()/1e6, fmt.Sprintf("fused%d-MB/s", nr))
+		b.ReportMetric(100*read.Seconds()/fused[k].Seconds(), fmt.Sprintf("fused%d-%%-of-read", nr))
+	}
 }

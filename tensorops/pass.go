@@ -13,19 +13,18 @@ const (
 // opJob describes one pass over A; it lives inside the CPU so that handing it
 // to the workers (as a pointer in an interface) allocates nothing.
 type opJob struct {
-	c       *CPU
-	kind    opKind
-	a       *cpuMatrix
-	fp, fq  []float64 // outputs: row block (A q, negated for opFused), column block (Aᵀ p)
-	p, q    []float64
-	nw      int  // workers taking part
-	cols    bool // split by columns instead of rows
-	reverse bool // walk rows (and column blocks) backwards
-	// dots[w] receives worker w's four row dot products. It lives here
-	// rather than on the stack because the kernels are called through
-	// function values, which makes a stack pointer escape (one allocation
-	// per call); 8 words per worker keep the workers' slots on separate
-	// cache lines.
+	c      *CPU
+	kind   opKind
+	a      *cpuMatrix
+	fp, fq []float64 // outputs: row block (A q, negated for opFused), column block (Aᵀ p)
+	p, q   []float64
+	nw     int  // workers taking part
+	cols   bool // split by columns instead of rows
+	// dots[w] receives the dot products of worker w's current row group
+	// (up to eight). It lives here rather than on the stack because the
+	// kernels are called through function values, which makes a stack
+	// pointer escape (one allocation per call); 8 words per worker keep the
+	// workers' slots on separate cache lines.
 	dots [][8]float64
 }
 
@@ -41,8 +40,6 @@ func (c *CPU) pass(kind opKind, am Matrix, fp, fq, p, q []float64) {
 	}
 	j := &c.job
 	j.kind, j.a, j.fp, j.fq, j.p, j.q = kind, a, fp, fq, p, q
-	j.reverse = c.passes&1 == 1
-	c.passes++
 	j.nw, j.cols = 1, false
 	if c.pool != nil && a.m*a.n >= parallelMinEntries {
 		j.nw = c.threads
@@ -85,7 +82,8 @@ func (j *opJob) run(w int) {
 		j.accumulate(w, 0, a.m, c0, c1, dots, fq, true)
 		return
 	}
-	r0, r1 := span(a.m, j.nw, w, 4)
+	// Whole 8-row groups for every worker but the last.
+	r0, r1 := span(a.m, j.nw, w, 8)
 	var dots, acc []float64
 	if j.kind != opMulTVec {
 		dots = j.fp[r0:r1]
@@ -107,15 +105,12 @@ func (j *opJob) run(w int) {
 	}
 	nb := (a.n + colBlock - 1) / colBlock
 	for b := range nb {
-		if j.reverse {
-			b = nb - 1 - b
-		}
 		c0, c1 := b*colBlock, min((b+1)*colBlock, a.n)
 		var s []float64
 		if acc != nil {
 			s = acc[c0:c1]
 		}
-		j.accumulate(w, r0, r1, c0, c1, dots, s, b == 0 && !j.reverse || b == nb-1 && j.reverse)
+		j.accumulate(w, r0, r1, c0, c1, dots, s, b == 0)
 	}
 }
 
@@ -123,7 +118,8 @@ func (j *opJob) run(w int) {
 // products with q go to dots (indexed from r0 in row mode, from 0 in column
 // mode; nil to skip), set when first is true and added to otherwise (later
 // column blocks), and s (columns c0..c1) accumulates Σ_i p_i A_i (nil to
-// skip).
+// skip). Rows go to the kernels eight at a time, then at most one group of
+// four, then single rows.
 func (j *opJob) accumulate(wk, r0, r1, c0, c1 int, dots, s []float64, first bool) {
 	a := j.a
 	n, w := a.n, c1-c0
@@ -132,16 +128,40 @@ func (j *opJob) accumulate(wk, r0, r1, c0, c1 int, dots, s []float64, first bool
 		q = j.q[c0:c1]
 	}
 	p := j.p
-	groups := (r1 - r0 + 3) / 4
-	d4 := (*[4]float64)(j.dots[wk][:4])
-	for g := range groups {
-		if j.reverse {
-			g = groups - 1 - g
+	d8 := &j.dots[wk]
+	d4 := (*[4]float64)(d8[:4])
+	for i := r0; i < r1; {
+		rows := 8
+		switch left := r1 - i; {
+		case left < 4:
+			rows = left
+		case left < 8:
+			rows = 4
 		}
-		i := r0 + 4*g
-		rows := min(4, r1-i)
 		off := i*n + c0
-		if rows == 4 {
+		switch rows {
+		case 8:
+			switch {
+			case dots != nil && s != nil:
+				if a.f32 != nil {
+					fused8F32(a.f32[off:], n, w, q, s, (*[8]float64)(p[i:i+8]), d8)
+				} else {
+					fused8F64(a.f64[off:], n, w, q, s, (*[8]float64)(p[i:i+8]), d8)
+				}
+			case dots != nil:
+				if a.f32 != nil {
+					dot8F32(a.f32[off:], n, w, q, d8)
+				} else {
+					dot8F64(a.f64[off:], n, w, q, d8)
+				}
+			default:
+				if a.f32 != nil {
+					axpy8F32(a.f32[off:], n, w, s, (*[8]float64)(p[i:i+8]))
+				} else {
+					axpy8F64(a.f64[off:], n, w, s, (*[8]float64)(p[i:i+8]))
+				}
+			}
+		case 4:
 			switch {
 			case dots != nil && s != nil:
 				if a.f32 != nil {
@@ -162,21 +182,21 @@ func (j *opJob) accumulate(wk, r0, r1, c0, c1 int, dots, s []float64, first bool
 					axpy4F64(a.f64[off:], n, w, s, (*[4]float64)(p[i:i+4]))
 				}
 			}
-		} else {
+		default:
 			for k := range rows {
 				o := off + k*n
 				switch {
 				case dots != nil && s != nil:
 					if a.f32 != nil {
-						d4[k] = fused1F32(a.f32[o:o+w], w, q, s, p[i+k])
+						d8[k] = fused1F32(a.f32[o:o+w], w, q, s, p[i+k])
 					} else {
-						d4[k] = fused1F64(a.f64[o:o+w], w, q, s, p[i+k])
+						d8[k] = fused1F64(a.f64[o:o+w], w, q, s, p[i+k])
 					}
 				case dots != nil:
 					if a.f32 != nil {
-						d4[k] = dot1F32(a.f32[o:o+w], w, q)
+						d8[k] = dot1F32(a.f32[o:o+w], w, q)
 					} else {
-						d4[k] = dot1F64(a.f64[o:o+w], w, q)
+						d8[k] = dot1F64(a.f64[o:o+w], w, q)
 					}
 				default:
 					if a.f32 != nil {
@@ -194,12 +214,13 @@ func (j *opJob) accumulate(wk, r0, r1, c0, c1 int, dots, s []float64, first bool
 			}
 			for k := range rows {
 				if first {
-					dots[base+k] = d4[k]
+					dots[base+k] = d8[k]
 				} else {
-					dots[base+k] += d4[k]
+					dots[base+k] += d8[k]
 				}
 			}
 		}
+		i += rows
 	}
 }
 
