@@ -385,3 +385,26 @@ func TestRegretMatch(t *testing.T) {
 		t.Errorf("noise normalized into %v", x)
 	}
 }
+
+// TestSpan: chunks cover [0, total) in order, start on multiples of align,
+// and differ by at most one group.
+func TestSpan(t *testing.T) {
+	for _, total := range []int{0, 1, 7, 8, 9, 16, 17, 33, 100, 12000} {
+		for _, nw := range []int{1, 2, 3, 5} {
+			for _, align := range []int{1, 4, 8} {
+				next, small, large := 0, total+1, 0
+				for w := range nw {
+					lo, hi := span(total, nw, w, align)
+					if lo != next || hi < lo || lo%align != 0 && lo != total {
+						t.Fatalf("span(%d, %d, %d, %d) = [%d, %d) after %d", total, nw, w, align, lo, hi, next)
+					}
+					next = hi
+					small, large = min(small, hi-lo), max(large, hi-lo)
+				}
+				if next != total || large-small > align {
+					t.Fatalf("span(%d, %d, ·, %d): ends at %d, chunks %d..%d", total, nw, align, next, small, large)
+				}
+			}
+		}
+	}
+}

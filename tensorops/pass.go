@@ -54,12 +54,15 @@ func (c *CPU) pass(kind opKind, am Matrix, fp, fq, p, q []float64) {
 	j.fp, j.fq, j.p, j.q, j.a = nil, nil, nil, nil, nil
 }
 
-// span splits [0, total) into nw chunks aligned to align and returns chunk w.
+// span splits [0, total) into nw chunks whose boundaries are multiples of
+// align and returns chunk w. The ⌈total/align⌉ groups are dealt out evenly,
+// so chunks differ by at most one group (rounding the chunk length up to a
+// multiple of align instead would give, for 9 rows in groups of 8 on two
+// workers, 8 rows to one and 1 to the other).
 func span(total, nw, w, align int) (lo, hi int) {
-	chunk := (total + nw - 1) / nw
-	chunk = (chunk + align - 1) / align * align
-	lo = min(w*chunk, total)
-	hi = min(lo+chunk, total)
+	groups := (total + align - 1) / align
+	lo = min(w*groups/nw*align, total)
+	hi = min((w+1)*groups/nw*align, total)
 	return lo, hi
 }
 
