@@ -2,7 +2,6 @@ package solver_test
 
 import (
 	"fmt"
-	"math"
 	"strings"
 	"testing"
 
@@ -48,7 +47,14 @@ func referenceGames(t testing.TB) map[string]*tensor.Dense {
 //
 //	go test -run TestReferenceEvaluations -v ./solver/
 //
-// They guard against regressions (±20%) and are the README's table.
+// They are the README's table and guard against regressions: a method may
+// not need more than 1.5 times its recorded evaluations, nor miss a target
+// it reached. The tolerance is wide because the methods that accept or
+// reject steps (backtracking) or that reach an exact zero regret (RM+,
+// PRM+) follow the rounding of A q and Aᵀp, which the summation order of
+// the kernels (AVX-512, AVX2 or generic) and the thread count change: moving
+// from 4-row to 8-row kernels moved backtracking on Nemirovski-2 from 296
+// to 212 evaluations to 1e-3.
 var referenceEvals = map[string]map[string][2]int{
 	"ga-smooth":     {"uniform[0,1] 500x500": {2136, 0}, "nemirovski-2 n=500": {314, 870}},
 	"ga-bounded":    {"uniform[0,1] 500x500": {2140, 0}, "nemirovski-2 n=500": {318, 878}},
@@ -57,9 +63,9 @@ var referenceEvals = map[string]map[string][2]int{
 	"constant":      {"uniform[0,1] 500x500": {7678, 0}, "nemirovski-2 n=500": {1100, 3046}},
 	"amp":           {"uniform[0,1] 500x500": {2132, 0}, "nemirovski-2 n=500": {312, 864}},
 	"adaprox":       {"uniform[0,1] 500x500": {2132, 0}, "nemirovski-2 n=500": {314, 866}},
-	"backtracking":  {"uniform[0,1] 500x500": {440, 4412}, "nemirovski-2 n=500": {296, 815}},
-	"rm+":           {"uniform[0,1] 500x500": {67, 277}, "nemirovski-2 n=500": {1024, 2608}},
-	"prm+":          {"uniform[0,1] 500x500": {92, 379}, "nemirovski-2 n=500": {807, 2067}},
+	"backtracking":  {"uniform[0,1] 500x500": {440, 4412}, "nemirovski-2 n=500": {212, 879}},
+	"rm+":           {"uniform[0,1] 500x500": {67, 277}, "nemirovski-2 n=500": {1029, 2441}},
+	"prm+":          {"uniform[0,1] 500x500": {92, 379}, "nemirovski-2 n=500": {856, 2193}},
 	"omwu":          {"uniform[0,1] 500x500": {3869, 0}, "nemirovski-2 n=500": {551, 1524}},
 }
 
@@ -93,8 +99,12 @@ func TestReferenceEvaluations(t *testing.T) {
 			fmt.Fprintf(&b, " %s |", cell)
 			if want, ok := referenceEvals[name][gname]; ok {
 				for k := range 2 {
-					if w, g := want[k], rec.evals[k]; (w == 0) != (g == 0) || math.Abs(float64(g-w)) > 0.2*float64(w) {
-						t.Errorf("%s on %s: %d evaluations to %g, recorded %d", name, gname, g, []float64{1e-3, 1e-4}[k], w)
+					w, g := want[k], rec.evals[k]
+					switch {
+					case w > 0 && (g == 0 || float64(g) > 1.5*float64(w)):
+						t.Errorf("%s on %s: %d evaluations to %g (0: not reached), recorded %d", name, gname, g, []float64{1e-3, 1e-4}[k], w)
+					case w == 0 && g > 0 || float64(g) < float64(w)/1.5:
+						t.Logf("%s on %s: %d evaluations to %g, recorded %d: update the table", name, gname, g, []float64{1e-3, 1e-4}[k], w)
 					}
 				}
 			}
