@@ -10,8 +10,7 @@
 //	AX        column index j (in elements, scaled by the addressing mode)
 //	DX        n, the number of columns
 //	BX        lda at entry, then the end of the current column loop
-//	R8..R11   matrix rows 0..3 (row k = a + k*lda), or the four segments
-//	          of the read loops
+//	R8..R11   matrix rows 0..3 (row k = a + k*lda)
 //	SI, DI    q and s
 //	R13       p at entry; then 4*lda in bytes (distance to the next row
 //	          group, see "Prefetching")
@@ -20,13 +19,15 @@
 //	CX        scratch
 //
 // The 8-row kernels address rows 4..7 through CX and use R12 and R13 for
-// the next row group; see "AVX-512, eight rows".
+// the next row group; see "AVX-512, eight rows". The read loops have
+// their own layout; see "AVX-512 read loops".
 //
 // Unrolling. The matrix comes from memory, so the unrolling only needs to
 // keep the loads flowing and to hide the 4-cycle latency of the FMAs that
 // feed the dot products: the 4-row kernels keep two independent
 // accumulators per row (8 chains), the 8-row kernels one (8 chains as
-// well), the 1-row kernels four, the read loops eight. The column update of
+// well), the 1-row kernels four, the read loops sixteen (one per segment;
+// AVX2 float32: eight). The column update of
 // s has no loop-carried dependency (every iteration works on new elements
 // of s), so it needs no extra accumulators.
 //
@@ -55,9 +56,9 @@
 //	        is harmless;
 //	tail    the last n mod 16 (AVX2: n mod 8) columns.
 //
-// The read loops use the same stages on their four segments, except that
-// their second stage prefetches nothing: what follows a segment is the
-// next segment, which is already being read.
+// The read loops use the same stages on their sixteen segments, except
+// that their second stage prefetches nothing: what follows a segment is
+// the next segment, which is already being read.
 //
 // The 1-row kernels do not prefetch: they serve only the m mod 4 leftover
 // rows, and a single stream gains little from it.
@@ -656,10 +657,11 @@ done:
 // The pass drivers feed rows in groups of eight. The memory system delivers
 // more with more streams in flight: on the development machine (2-core
 // Sapphire Rapids VM, 12000x12000, 2 threads) a read of eight segments per
-// thread is ~8% faster than the four-segment read loops below, and sixteen
-// segments ~3% more. Eight rows per call took the passes from 90-99% to
-// 100-108% of the four-segment read rate (means of 11 runs; float32
-// operator: 90% to 100%); sixteen rows were no better than eight. The q
+// thread is ~8% faster than the four-segment read loops of the time, and
+// sixteen segments ~3% more. Eight rows per call took the passes from
+// 90-99% to 100-108% of that four-segment read rate (means of 11 runs;
+// float32 operator: 90% to 100%); sixteen rows were no better than eight.
+// (The read loops have since become the sixteen-segment ones below.) The q
 // load and the s load and store are also shared by twice as many matrix
 // rows, but in cache that made no measurable difference: the gain is the
 // extra streams.
@@ -1524,86 +1526,217 @@ done:
 // ---------------------------------------------------------------------------
 // AVX-512 read loops: the yardstick for the kernels.
 //
-// A single sequential stream does not reach this machine's bandwidth: the
-// hardware prefetchers work within 4 KiB pages, and one stream keeps too
-// few cache misses in flight (measured ~9-10 GB/s against ~14 GB/s for
-// four streams). So a is split into four equal segments that are read side
-// by side, exactly like the four matrix rows of the kernels; the few
-// elements after the fourth segment are summed last with masked 8-element
-// steps.
+// The read loops measure how fast this machine can stream a matrix, so
+// they must be the fastest plain read there is. One sequential stream is
+// far from it: the hardware prefetchers work within 4 KiB pages and one
+// stream keeps too few cache misses in flight (~10 GB/s against ~15 GB/s
+// for four streams on one core). So a is split into sixteen equal segments
+// that are read side by side, one cache line of each per iteration, with
+// the same two stages as the kernels (a prefetch PFDIST bytes ahead in
+// every segment, then the last PFDIST bytes without); the few elements
+// after the sixteenth segment are summed last with masked 8-element steps.
 //
-// Registers: R8..R11 = segment starts; BX = segment length (a multiple of
-// 16 elements); AX = index within the segments, then into a for the rest;
-// Z4..Z11 = eight accumulators, two per segment, so the 4-cycle add latency
-// never limits the loads.
+// Measured on the development machine (2-core Sapphire Rapids VM, a
+// 12000x12000 matrix read by 2 threads, each variant interleaved with the
+// four-segment loops these replace, which prefetched like these; means of
+// 10-20 rounds, repeated 3-5 times): float64 +13-19% with 8 segments and
+// with 16, float32 +7-8% with 8 and +11-14% with 16; 32 segments were no
+// better than 16. Without prefetching, 16 segments gained only ~12%
+// (float64) and lost ~6% (float32). Prefetch distances of 1 and 4 KiB and
+// PREFETCHT1 measured the same as PFDIST; two lines per segment per
+// iteration were no faster than one; for float32, summing in float32 (one
+// 64-byte load per line instead of two 32-byte VCVTPS2PD loads) was no
+// faster either, so the sum stays float64. One thread: +14% (float64),
+// +9% (float32).
+//
+// Segment placement matters: sixteen segments that start at the same
+// offset within their pages (a segment length that is a multiple of 4 KiB)
+// read 6-9% slower than staggered ones. So a segment of 8 KiB or more is
+// shortened to a length of 320 bytes (5 cache lines) past a multiple of
+// 4 KiB, which puts the sixteen segment starts at sixteen different page
+// offsets; the less than 128 KiB this leaves over is read at the end.
+//
+// Registers: R8..R13, SI, DI = the ends of segments 0..7; BX = segment
+// length in bytes (a multiple of 64); AX = the (negative) byte offset from
+// the segment ends, running from -BX to 0; CX = AX + 8*BX, the offset that
+// reaches segments 8..15 from the same eight registers (as CX reaches rows
+// 4..7 in the 8-row kernels). Z0..Z15 = one accumulator per segment, so
+// the 4-cycle add latency never limits the loads. Then AX = element index
+// for the rest, which is added to Z0.
+
+// READSEGLEN sets BX to the segment length in bytes for len(a) = DX
+// elements of 1<<shift bytes: (DX/16)<<shift rounded down to 64 bytes,
+// then staggered if it is 8 KiB or more (see above). Clobbers CX.
+#define READSEGLEN(shift) \
+	MOVQ    DX, BX;        \
+	SHRQ    $4, BX;        \
+	SHLQ    $shift, BX;    \
+	ANDQ    $-64, BX;      \
+	LEAQ    -4096(BX), CX; \
+	ANDQ    $-4096, CX;    \
+	ADDQ    $320, CX;      \
+	CMPQ    BX, $8192;     \
+	CMOVQCC CX, BX
+
+// READPTRS16 sets R8..R13, SI, DI to the ends of segments 0..7 (a in R8,
+// segment length in BX), AX to -BX and CX to AX + 8*BX.
+#define READPTRS16 \
+	ADDQ BX, R8;            \
+	LEAQ (R8)(BX*1), R9;    \
+	LEAQ (R9)(BX*1), R10;   \
+	LEAQ (R10)(BX*1), R11;  \
+	LEAQ (R11)(BX*1), R12;  \
+	LEAQ (R12)(BX*1), R13;  \
+	LEAQ (R13)(BX*1), SI;   \
+	LEAQ (SI)(BX*1), DI;    \
+	MOVQ BX, AX;            \
+	NEGQ AX;                \
+	LEAQ (AX)(BX*8), CX
+
+// PREFETCH16 prefetches the cache line PFDIST bytes ahead in each segment.
+#define PREFETCH16 \
+	PREFETCHT0 PFDIST(R8)(AX*1);  \
+	PREFETCHT0 PFDIST(R9)(AX*1);  \
+	PREFETCHT0 PFDIST(R10)(AX*1); \
+	PREFETCHT0 PFDIST(R11)(AX*1); \
+	PREFETCHT0 PFDIST(R12)(AX*1); \
+	PREFETCHT0 PFDIST(R13)(AX*1); \
+	PREFETCHT0 PFDIST(SI)(AX*1);  \
+	PREFETCHT0 PFDIST(DI)(AX*1);  \
+	PREFETCHT0 PFDIST(R8)(CX*1);  \
+	PREFETCHT0 PFDIST(R9)(CX*1);  \
+	PREFETCHT0 PFDIST(R10)(CX*1); \
+	PREFETCHT0 PFDIST(R11)(CX*1); \
+	PREFETCHT0 PFDIST(R12)(CX*1); \
+	PREFETCHT0 PFDIST(R13)(CX*1); \
+	PREFETCHT0 PFDIST(SI)(CX*1);  \
+	PREFETCHT0 PFDIST(DI)(CX*1)
+
+// READ16F64 adds one cache line of each segment to its accumulator.
+#define READ16F64 \
+	VADDPD (R8)(AX*1), Z0, Z0;    \
+	VADDPD (R9)(AX*1), Z1, Z1;    \
+	VADDPD (R10)(AX*1), Z2, Z2;   \
+	VADDPD (R11)(AX*1), Z3, Z3;   \
+	VADDPD (R12)(AX*1), Z4, Z4;   \
+	VADDPD (R13)(AX*1), Z5, Z5;   \
+	VADDPD (SI)(AX*1), Z6, Z6;    \
+	VADDPD (DI)(AX*1), Z7, Z7;    \
+	VADDPD (R8)(CX*1), Z8, Z8;    \
+	VADDPD (R9)(CX*1), Z9, Z9;    \
+	VADDPD (R10)(CX*1), Z10, Z10; \
+	VADDPD (R11)(CX*1), Z11, Z11; \
+	VADDPD (R12)(CX*1), Z12, Z12; \
+	VADDPD (R13)(CX*1), Z13, Z13; \
+	VADDPD (SI)(CX*1), Z14, Z14;  \
+	VADDPD (DI)(CX*1), Z15, Z15
+
+// LINEF32 widens the cache line at (seg)(idx*1), 16 floats, to two
+// float64 vectors in t0 and t1 and adds both to acc (one dependent add
+// per line).
+#define LINEF32(seg, idx, acc, t0, t1) \
+	VCVTPS2PD (seg)(idx*1), t0;   \
+	VCVTPS2PD 32(seg)(idx*1), t1; \
+	VADDPD    t1, t0, t0;         \
+	VADDPD    t0, acc, acc
+
+#define READ16F32 \
+	LINEF32(R8, AX, Z0, Z16, Z17);   \
+	LINEF32(R9, AX, Z1, Z18, Z19);   \
+	LINEF32(R10, AX, Z2, Z20, Z21);  \
+	LINEF32(R11, AX, Z3, Z22, Z23);  \
+	LINEF32(R12, AX, Z4, Z24, Z25);  \
+	LINEF32(R13, AX, Z5, Z26, Z27);  \
+	LINEF32(SI, AX, Z6, Z28, Z29);   \
+	LINEF32(DI, AX, Z7, Z30, Z31);   \
+	LINEF32(R8, CX, Z8, Z16, Z17);   \
+	LINEF32(R9, CX, Z9, Z18, Z19);   \
+	LINEF32(R10, CX, Z10, Z20, Z21); \
+	LINEF32(R11, CX, Z11, Z22, Z23); \
+	LINEF32(R12, CX, Z12, Z24, Z25); \
+	LINEF32(R13, CX, Z13, Z26, Z27); \
+	LINEF32(SI, CX, Z14, Z28, Z29);  \
+	LINEF32(DI, CX, Z15, Z30, Z31)
+
+// ZEROZ16 clears the accumulators Z0..Z15.
+#define ZEROZ16 \
+	VPXORQ Z0, Z0, Z0;    \
+	VPXORQ Z1, Z1, Z1;    \
+	VPXORQ Z2, Z2, Z2;    \
+	VPXORQ Z3, Z3, Z3;    \
+	ZEROZ8;               \
+	VPXORQ Z12, Z12, Z12; \
+	VPXORQ Z13, Z13, Z13; \
+	VPXORQ Z14, Z14, Z14; \
+	VPXORQ Z15, Z15, Z15
+
+// HSUM16Z reduces Z0..Z15 to the scalar X0.
+#define HSUM16Z \
+	VADDPD        Z8, Z0, Z0;   \
+	VADDPD        Z9, Z1, Z1;   \
+	VADDPD        Z10, Z2, Z2;  \
+	VADDPD        Z11, Z3, Z3;  \
+	VADDPD        Z12, Z4, Z4;  \
+	VADDPD        Z13, Z5, Z5;  \
+	VADDPD        Z14, Z6, Z6;  \
+	VADDPD        Z15, Z7, Z7;  \
+	VADDPD        Z4, Z0, Z0;   \
+	VADDPD        Z5, Z1, Z1;   \
+	VADDPD        Z6, Z2, Z2;   \
+	VADDPD        Z7, Z3, Z3;   \
+	VADDPD        Z2, Z0, Z0;   \
+	VADDPD        Z3, Z1, Z1;   \
+	VADDPD        Z1, Z0, Z0;   \
+	VEXTRACTF64X4 $1, Z0, Y1;   \
+	VADDPD        Y1, Y0, Y0;   \
+	VEXTRACTF128  $1, Y0, X1;   \
+	VADDPD        X1, X0, X0;   \
+	VPERMILPD     $1, X0, X1;   \
+	VADDSD        X1, X0, X0
 
 // func readF64AVX512(a []float64) float64
 TEXT ·readF64AVX512(SB), NOSPLIT, $0-32
 	MOVQ a_base+0(FP), R8
 	MOVQ a_len+8(FP), DX
-	ZEROZ8
-	MOVQ DX, BX
-	SHRQ $2, BX
-	ANDQ $-16, BX
-	ROWPTRS4(8)
-	XORQ AX, AX
-	MOVQ BX, CX
-	SUBQ $PFCOLS64, CX
-	JLE  nopf
-	ANDQ $-16, CX
-	JZ   nopf
+	ZEROZ16
+	READSEGLEN(3)
+	TESTQ BX, BX
+	JZ    rest
+	READPTRS16
+	CMPQ  BX, $PFDIST
+	JBE   loop
 
 looppf: // prefetching loop, while the prefetches stay inside the segments
-	PREFETCH4X2(8)
-	VADDPD 0(R8)(AX*8), Z4, Z4
-	VADDPD 64(R8)(AX*8), Z5, Z5
-	VADDPD 0(R9)(AX*8), Z6, Z6
-	VADDPD 64(R9)(AX*8), Z7, Z7
-	VADDPD 0(R10)(AX*8), Z8, Z8
-	VADDPD 64(R10)(AX*8), Z9, Z9
-	VADDPD 0(R11)(AX*8), Z10, Z10
-	VADDPD 64(R11)(AX*8), Z11, Z11
-	ADDQ $16, AX
-	CMPQ AX, CX
-	JB   looppf
+	PREFETCH16
+	READ16F64
+	ADDQ $64, CX
+	ADDQ $64, AX
+	CMPQ AX, $-PFDIST
+	JNE  looppf
 
-nopf:
-	CMPQ AX, BX
-	JAE  rest
+loop: // the last PFDIST bytes of the segments
+	READ16F64
+	ADDQ $64, CX
+	ADDQ $64, AX
+	JNE  loop
 
-loop:
-	VADDPD 0(R8)(AX*8), Z4, Z4
-	VADDPD 64(R8)(AX*8), Z5, Z5
-	VADDPD 0(R9)(AX*8), Z6, Z6
-	VADDPD 64(R9)(AX*8), Z7, Z7
-	VADDPD 0(R10)(AX*8), Z8, Z8
-	VADDPD 64(R10)(AX*8), Z9, Z9
-	VADDPD 0(R11)(AX*8), Z10, Z10
-	VADDPD 64(R11)(AX*8), Z11, Z11
-	ADDQ $16, AX
-	CMPQ AX, BX
-	JB   loop
-
-rest: // elements [4*seg, n), fewer than 68
+rest: // elements [16*seg, n): AX = 16*BX/8
+	MOVQ a_base+0(FP), R8
 	MOVQ BX, AX
-	SHLQ $2, AX
+	SHLQ $1, AX
 
 tail:
 	CMPQ      AX, DX
 	JAE       done
 	TAILMASK8
 	VMOVUPD.Z (R8)(AX*8), K1, Z16
-	VADDPD    Z16, Z4, Z4
+	VADDPD    Z16, Z0, Z0
 	ADDQ      $8, AX
 	JMP       tail
 
 done:
-	VADDPD Z8, Z4, Z4
-	VADDPD Z9, Z5, Z5
-	VADDPD Z10, Z6, Z6
-	VADDPD Z11, Z7, Z7
-	HSUM1Z
-	VMOVSD X4, ret+24(FP)
+	HSUM16Z
+	VMOVSD X0, ret+24(FP)
 	VZEROUPPER
 	RET
 
@@ -1611,66 +1744,30 @@ done:
 TEXT ·readF32AVX512(SB), NOSPLIT, $0-32
 	MOVQ a_base+0(FP), R8
 	MOVQ a_len+8(FP), DX
-	ZEROZ8
-	MOVQ DX, BX
-	SHRQ $2, BX
-	ANDQ $-16, BX
-	ROWPTRS4(4)
-	XORQ AX, AX
-	MOVQ BX, CX
-	SUBQ $PFCOLS32, CX
-	JLE  nopf
-	ANDQ $-16, CX
-	JZ   nopf
+	ZEROZ16
+	READSEGLEN(2)
+	TESTQ BX, BX
+	JZ    rest
+	READPTRS16
+	CMPQ  BX, $PFDIST
+	JBE   loop
 
 looppf: // prefetching loop, while the prefetches stay inside the segments
-	PREFETCH4X1(4)
-	VCVTPS2PD 0(R8)(AX*4), Z16
-	VCVTPS2PD 32(R8)(AX*4), Z17
-	VCVTPS2PD 0(R9)(AX*4), Z18
-	VCVTPS2PD 32(R9)(AX*4), Z19
-	VCVTPS2PD 0(R10)(AX*4), Z20
-	VCVTPS2PD 32(R10)(AX*4), Z21
-	VCVTPS2PD 0(R11)(AX*4), Z22
-	VCVTPS2PD 32(R11)(AX*4), Z23
-	VADDPD    Z16, Z4, Z4
-	VADDPD    Z17, Z5, Z5
-	VADDPD    Z18, Z6, Z6
-	VADDPD    Z19, Z7, Z7
-	VADDPD    Z20, Z8, Z8
-	VADDPD    Z21, Z9, Z9
-	VADDPD    Z22, Z10, Z10
-	VADDPD    Z23, Z11, Z11
-	ADDQ $16, AX
-	CMPQ AX, CX
-	JB   looppf
+	PREFETCH16
+	READ16F32
+	ADDQ $64, CX
+	ADDQ $64, AX
+	CMPQ AX, $-PFDIST
+	JNE  looppf
 
-nopf:
-	CMPQ AX, BX
-	JAE  rest
+loop: // the last PFDIST bytes of the segments
+	READ16F32
+	ADDQ $64, CX
+	ADDQ $64, AX
+	JNE  loop
 
-loop:
-	VCVTPS2PD 0(R8)(AX*4), Z16
-	VCVTPS2PD 32(R8)(AX*4), Z17
-	VCVTPS2PD 0(R9)(AX*4), Z18
-	VCVTPS2PD 32(R9)(AX*4), Z19
-	VCVTPS2PD 0(R10)(AX*4), Z20
-	VCVTPS2PD 32(R10)(AX*4), Z21
-	VCVTPS2PD 0(R11)(AX*4), Z22
-	VCVTPS2PD 32(R11)(AX*4), Z23
-	VADDPD    Z16, Z4, Z4
-	VADDPD    Z17, Z5, Z5
-	VADDPD    Z18, Z6, Z6
-	VADDPD    Z19, Z7, Z7
-	VADDPD    Z20, Z8, Z8
-	VADDPD    Z21, Z9, Z9
-	VADDPD    Z22, Z10, Z10
-	VADDPD    Z23, Z11, Z11
-	ADDQ $16, AX
-	CMPQ AX, BX
-	JB   loop
-
-rest:
+rest: // elements [16*seg, n): AX = 16*BX/4
+	MOVQ a_base+0(FP), R8
 	MOVQ BX, AX
 	SHLQ $2, AX
 
@@ -1679,17 +1776,13 @@ tail:
 	JAE         done
 	TAILMASK8
 	VCVTPS2PD.Z (R8)(AX*4), K1, Z16
-	VADDPD      Z16, Z4, Z4
+	VADDPD      Z16, Z0, Z0
 	ADDQ        $8, AX
 	JMP         tail
 
 done:
-	VADDPD Z8, Z4, Z4
-	VADDPD Z9, Z5, Z5
-	VADDPD Z10, Z6, Z6
-	VADDPD Z11, Z7, Z7
-	HSUM1Z
-	VMOVSD X4, ret+24(FP)
+	HSUM16Z
+	VMOVSD X0, ret+24(FP)
 	VZEROUPPER
 	RET
 
@@ -2323,7 +2416,8 @@ done:
 //
 // Eight rows in flight for the same reason as in the AVX-512 8-row kernels:
 // on the development machine (GPUMP_KERNELS=avx2) they took the passes from
-// 85-102% to 97-114% of the read rate (12000x12000, 2 threads).
+// 85-102% to 97-114% of the four-segment read rate of the time
+// (12000x12000, 2 threads).
 //
 // Registers: Y0..Y7 = dot accumulators of rows 0..7, one per row (fused
 // and dot), or p[0..7] broadcast (axpy); Y8 = q; Y9 and Y10 = the two halves
@@ -3443,85 +3537,171 @@ done:
 	RET
 
 // ---------------------------------------------------------------------------
-// AVX2 read loops: four segments as in the AVX-512 version, with two
-// accumulators per segment (Y4..Y11) and segment lengths a multiple of 8;
-// the rest (fewer than 36 elements) is summed 4 at a time and then scalar.
+// AVX2 read loops: sixteen staggered segments with the same two stages as
+// the AVX-512 version (READSEGLEN, READPTRS16, PREFETCH16), one cache line
+// of each segment per iteration as two 32-byte vectors; on the development
+// machine they read as fast as the AVX-512 ones. float64: Y0..Y15 = one
+// accumulator per segment, both halves of a line added to it. float32:
+// the 16 floats of a line are widened into four vectors (Y8..Y11 or
+// Y12..Y15), summed and added to Y0..Y7, one accumulator per two segments
+// (k and k+8). The rest (under 128 KiB) is summed 4 elements at a time and
+// then scalar.
+
+#define READ16F64Y \
+	VADDPD (R8)(AX*1), Y0, Y0;      \
+	VADDPD 32(R8)(AX*1), Y0, Y0;    \
+	VADDPD (R9)(AX*1), Y1, Y1;      \
+	VADDPD 32(R9)(AX*1), Y1, Y1;    \
+	VADDPD (R10)(AX*1), Y2, Y2;     \
+	VADDPD 32(R10)(AX*1), Y2, Y2;   \
+	VADDPD (R11)(AX*1), Y3, Y3;     \
+	VADDPD 32(R11)(AX*1), Y3, Y3;   \
+	VADDPD (R12)(AX*1), Y4, Y4;     \
+	VADDPD 32(R12)(AX*1), Y4, Y4;   \
+	VADDPD (R13)(AX*1), Y5, Y5;     \
+	VADDPD 32(R13)(AX*1), Y5, Y5;   \
+	VADDPD (SI)(AX*1), Y6, Y6;      \
+	VADDPD 32(SI)(AX*1), Y6, Y6;    \
+	VADDPD (DI)(AX*1), Y7, Y7;      \
+	VADDPD 32(DI)(AX*1), Y7, Y7;    \
+	VADDPD (R8)(CX*1), Y8, Y8;      \
+	VADDPD 32(R8)(CX*1), Y8, Y8;    \
+	VADDPD (R9)(CX*1), Y9, Y9;      \
+	VADDPD 32(R9)(CX*1), Y9, Y9;    \
+	VADDPD (R10)(CX*1), Y10, Y10;   \
+	VADDPD 32(R10)(CX*1), Y10, Y10; \
+	VADDPD (R11)(CX*1), Y11, Y11;   \
+	VADDPD 32(R11)(CX*1), Y11, Y11; \
+	VADDPD (R12)(CX*1), Y12, Y12;   \
+	VADDPD 32(R12)(CX*1), Y12, Y12; \
+	VADDPD (R13)(CX*1), Y13, Y13;   \
+	VADDPD 32(R13)(CX*1), Y13, Y13; \
+	VADDPD (SI)(CX*1), Y14, Y14;    \
+	VADDPD 32(SI)(CX*1), Y14, Y14;  \
+	VADDPD (DI)(CX*1), Y15, Y15;    \
+	VADDPD 32(DI)(CX*1), Y15, Y15
+
+// LINEF32Y widens the cache line at (seg)(idx*1), 16 floats, into t0..t3
+// and adds their sum to acc.
+#define LINEF32Y(seg, idx, acc, t0, t1, t2, t3) \
+	VCVTPS2PD (seg)(idx*1), t0;   \
+	VCVTPS2PD 16(seg)(idx*1), t1; \
+	VCVTPS2PD 32(seg)(idx*1), t2; \
+	VCVTPS2PD 48(seg)(idx*1), t3; \
+	VADDPD    t1, t0, t0;         \
+	VADDPD    t3, t2, t2;         \
+	VADDPD    t2, t0, t0;         \
+	VADDPD    t0, acc, acc
+
+#define READ16F32Y \
+	LINEF32Y(R8, AX, Y0, Y8, Y9, Y10, Y11);    \
+	LINEF32Y(R9, AX, Y1, Y12, Y13, Y14, Y15);  \
+	LINEF32Y(R10, AX, Y2, Y8, Y9, Y10, Y11);   \
+	LINEF32Y(R11, AX, Y3, Y12, Y13, Y14, Y15); \
+	LINEF32Y(R12, AX, Y4, Y8, Y9, Y10, Y11);   \
+	LINEF32Y(R13, AX, Y5, Y12, Y13, Y14, Y15); \
+	LINEF32Y(SI, AX, Y6, Y8, Y9, Y10, Y11);    \
+	LINEF32Y(DI, AX, Y7, Y12, Y13, Y14, Y15);  \
+	LINEF32Y(R8, CX, Y0, Y8, Y9, Y10, Y11);    \
+	LINEF32Y(R9, CX, Y1, Y12, Y13, Y14, Y15);  \
+	LINEF32Y(R10, CX, Y2, Y8, Y9, Y10, Y11);   \
+	LINEF32Y(R11, CX, Y3, Y12, Y13, Y14, Y15); \
+	LINEF32Y(R12, CX, Y4, Y8, Y9, Y10, Y11);   \
+	LINEF32Y(R13, CX, Y5, Y12, Y13, Y14, Y15); \
+	LINEF32Y(SI, CX, Y6, Y8, Y9, Y10, Y11);    \
+	LINEF32Y(DI, CX, Y7, Y12, Y13, Y14, Y15)
+
+// ZEROY16 clears Y0..Y15.
+#define ZEROY16 \
+	VXORPD Y0, Y0, Y0;    \
+	VXORPD Y1, Y1, Y1;    \
+	VXORPD Y2, Y2, Y2;    \
+	VXORPD Y3, Y3, Y3;    \
+	ZEROY8;               \
+	VXORPD Y12, Y12, Y12; \
+	VXORPD Y13, Y13, Y13; \
+	VXORPD Y14, Y14, Y14; \
+	VXORPD Y15, Y15, Y15
+
+// HSUM8Y reduces Y0..Y7 to Y0 and HSUM1Y0 reduces Y0 to the scalar X0.
+#define HSUM8Y \
+	VADDPD Y4, Y0, Y0; \
+	VADDPD Y5, Y1, Y1; \
+	VADDPD Y6, Y2, Y2; \
+	VADDPD Y7, Y3, Y3; \
+	VADDPD Y2, Y0, Y0; \
+	VADDPD Y3, Y1, Y1; \
+	VADDPD Y1, Y0, Y0
+
+#define HSUM1Y0 \
+	VEXTRACTF128 $1, Y0, X1; \
+	VADDPD       X1, X0, X0; \
+	VPERMILPD    $1, X0, X1; \
+	VADDSD       X1, X0, X0
 
 // func readF64AVX2(a []float64) float64
 TEXT ·readF64AVX2(SB), NOSPLIT, $0-32
 	MOVQ a_base+0(FP), R8
 	MOVQ a_len+8(FP), DX
-	ZEROY8
-	MOVQ DX, BX
-	SHRQ $2, BX
-	ANDQ $-8, BX
-	ROWPTRS4(8)
-	XORQ AX, AX
-	MOVQ BX, CX
-	SUBQ $PFCOLS64, CX
-	JLE  nopf
-	ANDQ $-8, CX
-	JZ   nopf
+	ZEROY16
+	READSEGLEN(3)
+	TESTQ BX, BX
+	JZ    rest
+	READPTRS16
+	CMPQ  BX, $PFDIST
+	JBE   loop
 
 looppf: // prefetching loop, while the prefetches stay inside the segments
-	PREFETCH4X1(8)
-	VADDPD 0(R8)(AX*8), Y4, Y4
-	VADDPD 32(R8)(AX*8), Y5, Y5
-	VADDPD 0(R9)(AX*8), Y6, Y6
-	VADDPD 32(R9)(AX*8), Y7, Y7
-	VADDPD 0(R10)(AX*8), Y8, Y8
-	VADDPD 32(R10)(AX*8), Y9, Y9
-	VADDPD 0(R11)(AX*8), Y10, Y10
-	VADDPD 32(R11)(AX*8), Y11, Y11
-	ADDQ $8, AX
-	CMPQ AX, CX
-	JB   looppf
+	PREFETCH16
+	READ16F64Y
+	ADDQ $64, CX
+	ADDQ $64, AX
+	CMPQ AX, $-PFDIST
+	JNE  looppf
 
-nopf:
-	CMPQ AX, BX
-	JAE  rest
+loop: // the last PFDIST bytes of the segments
+	READ16F64Y
+	ADDQ $64, CX
+	ADDQ $64, AX
+	JNE  loop
 
-loop:
-	VADDPD 0(R8)(AX*8), Y4, Y4
-	VADDPD 32(R8)(AX*8), Y5, Y5
-	VADDPD 0(R9)(AX*8), Y6, Y6
-	VADDPD 32(R9)(AX*8), Y7, Y7
-	VADDPD 0(R10)(AX*8), Y8, Y8
-	VADDPD 32(R10)(AX*8), Y9, Y9
-	VADDPD 0(R11)(AX*8), Y10, Y10
-	VADDPD 32(R11)(AX*8), Y11, Y11
-	ADDQ $8, AX
-	CMPQ AX, BX
-	JB   loop
-
-rest:
+rest: // elements [16*seg, n): AX = 16*BX/8
+	MOVQ a_base+0(FP), R8
 	MOVQ BX, AX
-	SHLQ $2, AX
+	SHLQ $1, AX
+	VADDPD Y8, Y0, Y0
+	VADDPD Y9, Y1, Y1
+	VADDPD Y10, Y2, Y2
+	VADDPD Y11, Y3, Y3
+	VADDPD Y12, Y4, Y4
+	VADDPD Y13, Y5, Y5
+	VADDPD Y14, Y6, Y6
+	VADDPD Y15, Y7, Y7
 
-loop4:
+loop4: // 4 elements at a time while at least 4 remain
 	MOVQ   DX, CX
 	SUBQ   AX, CX
 	CMPQ   CX, $4
 	JB     reduce
-	VADDPD (R8)(AX*8), Y4, Y4
+	VADDPD (R8)(AX*8), Y0, Y0
 	ADDQ   $4, AX
 	JMP    loop4
 
 reduce:
-	FOLD8Y
-	HSUM1Y4
+	HSUM8Y
+	HSUM1Y0
 	VZEROUPPER
 	CMPQ AX, DX
 	JAE  done
 
 scalar:
-	VADDSD (R8)(AX*8), X4, X4
+	VADDSD (R8)(AX*8), X0, X0
 	INCQ   AX
 	CMPQ   AX, DX
 	JB     scalar
 
 done:
-	VMOVSD X4, ret+24(FP)
+	VMOVSD X0, ret+24(FP)
 	RET
 
 // func readF32AVX2(a []float32) float64
@@ -3529,65 +3709,33 @@ TEXT ·readF32AVX2(SB), NOSPLIT, $0-32
 	MOVQ a_base+0(FP), R8
 	MOVQ a_len+8(FP), DX
 	ZEROY8
-	MOVQ DX, BX
-	SHRQ $2, BX
-	ANDQ $-8, BX
-	ROWPTRS4(4)
-	XORQ AX, AX
-	MOVQ BX, CX
-	SUBQ $PFCOLS32, CX
-	JLE  nopf
-	ANDQ $-8, CX
-	JZ   nopf
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	READSEGLEN(2)
+	TESTQ BX, BX
+	JZ    rest
+	READPTRS16
+	CMPQ  BX, $PFDIST
+	JBE   loop
 
 looppf: // prefetching loop, while the prefetches stay inside the segments
-	PREFETCH4X1(4)
-	VCVTPS2PD 0(R8)(AX*4), Y12
-	VCVTPS2PD 16(R8)(AX*4), Y13
-	VCVTPS2PD 0(R9)(AX*4), Y14
-	VCVTPS2PD 16(R9)(AX*4), Y15
-	VADDPD    Y12, Y4, Y4
-	VADDPD    Y13, Y5, Y5
-	VADDPD    Y14, Y6, Y6
-	VADDPD    Y15, Y7, Y7
-	VCVTPS2PD 0(R10)(AX*4), Y12
-	VCVTPS2PD 16(R10)(AX*4), Y13
-	VCVTPS2PD 0(R11)(AX*4), Y14
-	VCVTPS2PD 16(R11)(AX*4), Y15
-	VADDPD    Y12, Y8, Y8
-	VADDPD    Y13, Y9, Y9
-	VADDPD    Y14, Y10, Y10
-	VADDPD    Y15, Y11, Y11
-	ADDQ $8, AX
-	CMPQ AX, CX
-	JB   looppf
+	PREFETCH16
+	READ16F32Y
+	ADDQ $64, CX
+	ADDQ $64, AX
+	CMPQ AX, $-PFDIST
+	JNE  looppf
 
-nopf:
-	CMPQ AX, BX
-	JAE  rest
+loop: // the last PFDIST bytes of the segments
+	READ16F32Y
+	ADDQ $64, CX
+	ADDQ $64, AX
+	JNE  loop
 
-loop:
-	VCVTPS2PD 0(R8)(AX*4), Y12
-	VCVTPS2PD 16(R8)(AX*4), Y13
-	VCVTPS2PD 0(R9)(AX*4), Y14
-	VCVTPS2PD 16(R9)(AX*4), Y15
-	VADDPD    Y12, Y4, Y4
-	VADDPD    Y13, Y5, Y5
-	VADDPD    Y14, Y6, Y6
-	VADDPD    Y15, Y7, Y7
-	VCVTPS2PD 0(R10)(AX*4), Y12
-	VCVTPS2PD 16(R10)(AX*4), Y13
-	VCVTPS2PD 0(R11)(AX*4), Y14
-	VCVTPS2PD 16(R11)(AX*4), Y15
-	VADDPD    Y12, Y8, Y8
-	VADDPD    Y13, Y9, Y9
-	VADDPD    Y14, Y10, Y10
-	VADDPD    Y15, Y11, Y11
-	ADDQ $8, AX
-	CMPQ AX, BX
-	JB   loop
-
-rest:
+rest: // elements [16*seg, n): AX = 16*BX/4
+	MOVQ a_base+0(FP), R8
 	MOVQ BX, AX
 	SHLQ $2, AX
 
@@ -3596,25 +3744,25 @@ loop4:
 	SUBQ      AX, CX
 	CMPQ      CX, $4
 	JB        reduce
-	VCVTPS2PD (R8)(AX*4), Y12
-	VADDPD    Y12, Y4, Y4
+	VCVTPS2PD (R8)(AX*4), Y8
+	VADDPD    Y8, Y0, Y0
 	ADDQ      $4, AX
 	JMP       loop4
 
 reduce:
-	FOLD8Y
-	HSUM1Y4
+	HSUM8Y
+	HSUM1Y0
 	VZEROUPPER
 	CMPQ AX, DX
 	JAE  done
 
 scalar:
-	VCVTSS2SD (R8)(AX*4), X14, X14
-	VADDSD    X14, X4, X4
+	VCVTSS2SD (R8)(AX*4), X8, X8
+	VADDSD    X8, X0, X0
 	INCQ      AX
 	CMPQ      AX, DX
 	JB        scalar
 
 done:
-	VMOVSD X4, ret+24(FP)
+	VMOVSD X0, ret+24(FP)
 	RET

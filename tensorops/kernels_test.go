@@ -502,6 +502,70 @@ func guardOps[T float32 | float64](t *testing.T, r *rand.Rand, what string, nr, 
 	}
 }
 
+// readLens returns the lengths the read loops are tested at for elements
+// of size bytes. The assembly versions read 16 segments of seg bytes,
+// seg = (n/16)*size rounded down to 64 (so n < 16*64/size leaves no
+// segment at all), with a prefetching stage once seg > PFDIST (2048) and
+// seg shortened to 320 bytes past a multiple of 4 KiB once it reaches
+// 8 KiB; each edge is tried with every length of the 8-, 4- and 1-element
+// steps of the rest loops. The generic version's 8 segments are covered by
+// the same lengths.
+func readLens(size int) []int {
+	var lens []int
+	for _, segBytes := range []int{0, 64, 128, 2048, 2112, 8128, 8192, 12224, 1 << 16} {
+		base := 16 * segBytes / size
+		for _, d := range []int{-1, 0, 1, 3, 4, 7, 8, 9, 15, 17, 16*64/size - 1, 16*64/size + 5} {
+			if base+d >= 0 {
+				lens = append(lens, base+d)
+			}
+		}
+	}
+	return lens
+}
+
+// readValue is the element at index i in TestReadLoops: a positive integer
+// below 2^20 that differs between neighbours and between segments, so
+// that every sum of such elements is exact in float64 whatever the order
+// of the additions, and exact as a float32 element.
+func readValue(i int) float64 { return float64((i*i+7*i)%1000003 + 1) }
+
+// TestReadLoops checks that readF64 and readF32 add up every element of a
+// exactly once and touch nothing outside a: with integer elements the sum
+// must be exact, and a lies flush against a PROT_NONE page (after it, then
+// before it), so a stray load faults.
+func TestReadLoops(t *testing.T) {
+	forEachKernel(t, func(t *testing.T) {
+		testReadLoops[float64](t)
+		testReadLoops[float32](t)
+	})
+}
+
+func testReadLoops[T float32 | float64](t *testing.T) {
+	var zero T
+	size := int(unsafe.Sizeof(zero))
+	for _, n := range readLens(size) {
+		var want float64
+		for i := range n {
+			want += readValue(i)
+		}
+		for _, flushEnd := range []bool{true, false} {
+			g := newGuarded(t, n*size, flushEnd)
+			a := unsafe.Slice((*T)(g.data), n)
+			for i := range a {
+				a[i] = T(readValue(i))
+			}
+			var got float64
+			if faults(func() { got = callRead(a) }) {
+				t.Fatalf("%T n=%d flushEnd=%v: read memory outside a", a, n, flushEnd)
+			}
+			g.free()
+			if got != want {
+				t.Fatalf("%T n=%d flushEnd=%v: got %v, want %v", a, n, flushEnd, got, want)
+			}
+		}
+	}
+}
+
 // TestKernelPanics checks that programmer errors are caught by the
 // checked entry points with a message naming the function.
 func TestKernelPanics(t *testing.T) {
