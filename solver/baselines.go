@@ -73,6 +73,32 @@ func (l *baseline) keep(k PointKind, b int) {
 	}
 }
 
+// run iterates from status st: step(t) performs iteration t, leaving the
+// new pair in z and F at it in f, and returns the pair's weight fraction in
+// the averages; each iteration costs one operator evaluation.
+func (l *baseline) run(st Status, step func(it int) float64) (*Result, error) {
+	t := l.t
+	var err error
+	for {
+		for err == nil && st == NotTerminated {
+			if !t.budget(1) {
+				st = EvaluationLimit
+				break
+			}
+			t.stats.Iterations++
+			st, err = l.observe(step(t.stats.Iterations), AveragePoint)
+		}
+		if err != nil {
+			return nil, err
+		}
+		res, again, err := t.finish(l, st)
+		if err != nil || !again {
+			return res, err
+		}
+		st = NotTerminated
+	}
+}
+
 func (l *baseline) finish(certificate) ([]float64, certificate, error) { return l.gameBase.finish() }
 
 func (l *baseline) work() (int, int) { return l.evals, l.passes }
@@ -107,34 +133,19 @@ func runRegretMatching(t *tracker, b *gameBase, predictive bool) (*Result, error
 	if err != nil {
 		return nil, err
 	}
-	for {
-		for err == nil && st == NotTerminated {
-			if !t.budget(1) {
-				st = EvaluationLimit
-				break
-			}
-			// f[0] = −A q_t: the row player's utility A q_t with sign −1.
-			l.be.RegretMatch(l.z[0].Value, r[0], l.f[0], sign, tiny[0], predictive)
-			l.be.MulTVec(l.f[1], l.a, l.z[0].Value)
-			// f[1] = Aᵀ p_{t+1}: the column player's loss, a utility with
-			// sign −1.
-			l.be.RegretMatch(l.z[1].Value, r[1], l.f[1], sign, tiny[1], predictive)
-			l.be.MulVec(l.f[0], l.a, l.z[1].Value)
-			l.be.Axpby(l.f[0], -1, l.f[0], 0, l.f[0])
-			l.evals++
-			l.passes += 2
-			t.stats.Iterations++
-			st, err = l.observe(2/float64(t.stats.Iterations+2), AveragePoint)
-		}
-		if err != nil {
-			return nil, err
-		}
-		res, again, err := t.finish(l, st)
-		if err != nil || !again {
-			return res, err
-		}
-		st = NotTerminated
-	}
+	return l.run(st, func(it int) float64 {
+		// f[0] = −A q_t: the row player's utility A q_t with sign −1.
+		l.be.RegretMatch(l.z[0].Value, r[0], l.f[0], sign, tiny[0], predictive)
+		l.be.MulTVec(l.f[1], l.a, l.z[0].Value)
+		// f[1] = Aᵀ p_{t+1}: the column player's loss, a utility with
+		// sign −1.
+		l.be.RegretMatch(l.z[1].Value, r[1], l.f[1], sign, tiny[1], predictive)
+		l.be.MulVec(l.f[0], l.a, l.z[1].Value)
+		l.be.Axpby(l.f[0], -1, l.f[0], 0, l.f[0])
+		l.evals++
+		l.passes += 2
+		return 2 / float64(it+2)
+	})
 }
 
 // runOMWU runs optimistic multiplicative weights with step eta: z_{t+1} =
@@ -169,29 +180,14 @@ func runOMWU(t *tracker, b *gameBase, eta float64) (*Result, error) {
 		l.be.Copy(prev[k], l.f[k])
 	}
 	t.stats.Step = eta
-	for {
-		for err == nil && st == NotTerminated {
-			if !t.budget(1) {
-				st = EvaluationLimit
-				break
-			}
-			for k := range 2 {
-				l.be.Axpby(h[k], 2, l.f[k], -1, prev[k])
-				l.be.Copy(prev[k], l.f[k])
-				l.be.Prox(next[k], l.z[k], h[k], eta, tensorops.Entropic)
-			}
-			l.z, next = next, l.z
-			l.operator(l.f, l.z[0].Value, l.z[1].Value)
-			t.stats.Iterations++
-			st, err = l.observe(1/float64(t.stats.Iterations+1), AveragePoint)
+	return l.run(st, func(it int) float64 {
+		for k := range 2 {
+			l.be.Axpby(h[k], 2, l.f[k], -1, prev[k])
+			l.be.Copy(prev[k], l.f[k])
+			l.be.Prox(next[k], l.z[k], h[k], eta, tensorops.Entropic)
 		}
-		if err != nil {
-			return nil, err
-		}
-		res, again, err := t.finish(l, st)
-		if err != nil || !again {
-			return res, err
-		}
-		st = NotTerminated
-	}
+		l.z, next = next, l.z
+		l.operator(l.f, l.z[0].Value, l.z[1].Value)
+		return 1 / float64(it+1)
+	})
 }

@@ -135,9 +135,28 @@ func (s EntropicSimplex) DiameterSq() float64 { return math.Log(float64(s.N)) }
 // Sample draws a point uniformly from the simplex.
 func (s EntropicSimplex) Sample(dst []float64, rng *rand.Rand) { sampleSimplex(dst, rng) }
 
+// l2 holds what every Euclidean setup shares: states are points, the
+// divergence is ½‖z − c‖², norm and dual norm are l2.
+type l2 struct{}
+
+// Point copies the state.
+func (l2) Point(dst, state []float64) { copy(dst, state) }
+
+// Divergence returns ½‖z − c‖².
+func (l2) Divergence(z, _, c []float64) float64 { return halfDistSq(z, c) }
+
+// Norm returns the l2 norm.
+func (l2) Norm(v []float64) float64 { return norm2(v) }
+
+// DualNorm returns the l2 norm.
+func (l2) DualNorm(g []float64) float64 { return norm2(g) }
+
 // EuclideanSimplex is the probability simplex of dimension N with R(z) =
 // ½‖z‖². Norm and dual norm l2, D² = (1 − 1/N)/2.
-type EuclideanSimplex struct{ N int }
+type EuclideanSimplex struct {
+	N int
+	l2
+}
 
 // Dim returns N.
 func (s EuclideanSimplex) Dim() int { return s.N }
@@ -152,9 +171,6 @@ func (s EuclideanSimplex) Start(state []float64) {
 	}
 }
 
-// Point copies the state.
-func (s EuclideanSimplex) Point(dst, state []float64) { copy(dst, state) }
-
 // Prox projects center − eta g onto the simplex.
 func (s EuclideanSimplex) Prox(dst, dstPoint, center, g []float64, eta float64) {
 	for i, c := range center {
@@ -163,15 +179,6 @@ func (s EuclideanSimplex) Prox(dst, dstPoint, center, g []float64, eta float64) 
 	tensorops.ProjectSimplex(dst, dst)
 	copy(dstPoint, dst)
 }
-
-// Divergence returns ½‖z − c‖².
-func (s EuclideanSimplex) Divergence(z, _, c []float64) float64 { return halfDistSq(z, c) }
-
-// Norm returns the l2 norm.
-func (s EuclideanSimplex) Norm(v []float64) float64 { return norm2(v) }
-
-// DualNorm returns the l2 norm.
-func (s EuclideanSimplex) DualNorm(g []float64) float64 { return norm2(g) }
 
 // Support returns max_i g_i.
 func (s EuclideanSimplex) Support(g []float64) float64 { return maxOf(g) }
@@ -183,8 +190,12 @@ func (s EuclideanSimplex) DiameterSq() float64 { return (1 - 1/float64(s.N)) / 2
 func (s EuclideanSimplex) Sample(dst []float64, rng *rand.Rand) { sampleSimplex(dst, rng) }
 
 // Box is the box [Lo_i, Hi_i] with R(z) = ½‖z‖². Norm and dual norm l2. Lo and
-// Hi must have the same length and Lo_i ≤ Hi_i (NewBox checks this).
-type Box struct{ Lo, Hi []float64 }
+// Hi must have the same length and Lo_i ≤ Hi_i (NewBox and Validate check
+// this).
+type Box struct {
+	Lo, Hi []float64
+	l2
+}
 
 // NewBox returns the box [lo, hi]^n, or an error for lo > hi, NaN or n < 1.
 func NewBox(n int, lo, hi float64) (*Box, error) {
@@ -222,9 +233,6 @@ func (b *Box) Start(state []float64) {
 	}
 }
 
-// Point copies the state.
-func (b *Box) Point(dst, state []float64) { copy(dst, state) }
-
 // Prox clips center − eta g to the box.
 func (b *Box) Prox(dst, dstPoint, center, g []float64, eta float64) {
 	for i, c := range center {
@@ -232,15 +240,6 @@ func (b *Box) Prox(dst, dstPoint, center, g []float64, eta float64) {
 	}
 	copy(dstPoint, dst)
 }
-
-// Divergence returns ½‖z − c‖².
-func (b *Box) Divergence(z, _, c []float64) float64 { return halfDistSq(z, c) }
-
-// Norm returns the l2 norm.
-func (b *Box) Norm(v []float64) float64 { return norm2(v) }
-
-// DualNorm returns the l2 norm.
-func (b *Box) DualNorm(g []float64) float64 { return norm2(g) }
 
 // Support returns Σ max(Lo_i g_i, Hi_i g_i).
 func (b *Box) Support(g []float64) float64 {
@@ -276,6 +275,7 @@ func (b *Box) Sample(dst []float64, rng *rand.Rand) {
 type Ball struct {
 	Center []float64
 	Radius float64
+	l2
 }
 
 // Dim returns len(Center).
@@ -294,9 +294,6 @@ func (b *Ball) Validate() error {
 // Start sets the centre.
 func (b *Ball) Start(state []float64) { copy(state, b.Center) }
 
-// Point copies the state.
-func (b *Ball) Point(dst, state []float64) { copy(dst, state) }
-
 // Prox projects center − eta g onto the ball.
 func (b *Ball) Prox(dst, dstPoint, center, g []float64, eta float64) {
 	var r2 float64
@@ -314,15 +311,6 @@ func (b *Ball) Prox(dst, dstPoint, center, g []float64, eta float64) {
 	}
 	copy(dstPoint, dst)
 }
-
-// Divergence returns ½‖z − c‖².
-func (b *Ball) Divergence(z, _, c []float64) float64 { return halfDistSq(z, c) }
-
-// Norm returns the l2 norm.
-func (b *Ball) Norm(v []float64) float64 { return norm2(v) }
-
-// DualNorm returns the l2 norm.
-func (b *Ball) DualNorm(g []float64) float64 { return norm2(g) }
 
 // Support returns ⟨g, Center⟩ + Radius ‖g‖.
 func (b *Ball) Support(g []float64) float64 {

@@ -45,36 +45,23 @@ type MatrixGame struct {
 }
 
 // NewMatrixGame returns the game with payoff matrix a, which must be a 2-D,
-// non-empty, row-major float64 or float32 tensor with finite entries (the
-// error names the first offending index). The game aliases a: it must not be
+// non-empty, contiguous row-major float64 or float32 tensor
+// (tensorops.CheckMatrix) with finite entries (the error names the first
+// offending index). The game aliases a: it must not be
 // modified while the game is in use. Both players use the entropic setup;
 // see SetSetups.
 func NewMatrixGame(a *tensor.Dense) (*MatrixGame, error) {
-	if a == nil {
-		return nil, errors.New("solver: nil payoff matrix")
-	}
-	shape := a.Shape()
-	if len(shape) != 2 {
-		return nil, fmt.Errorf("solver: payoff matrix must be 2-D, got shape %v", shape)
-	}
-	m, n := shape[0], shape[1]
-	if m == 0 || n == 0 {
-		return nil, fmt.Errorf("solver: empty payoff matrix (%d×%d)", m, n)
-	}
-	if st := a.Strides(); a.DataOrder().IsColMajor() || a.IsView() || a.IsMaterializable() || len(st) != 2 || st[0] != n || st[1] != 1 {
-		// A transposed or sliced tensor shares its parent's data in another
-		// layout: reading it as row-major would solve another game.
-		return nil, errors.New("solver: payoff matrix must be a contiguous row-major tensor (materialize views and transposes first)")
+	m, n, err := tensorops.CheckMatrix(a)
+	if err != nil {
+		return nil, err
 	}
 	g := &MatrixGame{a: a, m: m, n: n}
-	var bad int
+	bad := -1
 	switch d := a.Data().(type) {
 	case []float64:
 		g.maxAbs, bad = scanF64(d[:m*n])
 	case []float32:
 		g.maxAbs, bad = scanF32(d[:m*n])
-	default:
-		return nil, fmt.Errorf("solver: unsupported payoff matrix dtype %v (want float64 or float32)", a.Dtype())
 	}
 	if bad >= 0 {
 		v, _ := a.At(bad/n, bad%n)

@@ -99,21 +99,38 @@ func (c *CPU) Close() error {
 	return nil
 }
 
-// NewMatrix wraps a row-major float64 or float32 tensor without copying it.
-func (c *CPU) NewMatrix(t *tensor.Dense) (Matrix, error) {
+// CheckMatrix returns the shape of a payoff matrix, or an error unless t is
+// a non-empty 2-D float64 or float32 tensor laid out contiguously in row-major
+// order. Transposed and sliced views are refused: they share their parent's
+// data in another layout, and reading it as row-major would describe another
+// matrix. Entries are not checked.
+func CheckMatrix(t *tensor.Dense) (m, n int, err error) {
 	if t == nil {
-		return nil, errors.New("tensorops: nil matrix")
+		return 0, 0, errors.New("tensorops: nil payoff matrix")
 	}
 	shape := t.Shape()
 	if len(shape) != 2 {
-		return nil, fmt.Errorf("tensorops: payoff matrix must be 2-D, got shape %v", shape)
+		return 0, 0, fmt.Errorf("tensorops: payoff matrix must be 2-D, got shape %v", shape)
 	}
-	m, n := shape[0], shape[1]
+	m, n = shape[0], shape[1]
 	if m <= 0 || n <= 0 {
-		return nil, fmt.Errorf("tensorops: empty payoff matrix (%d×%d)", m, n)
+		return 0, 0, fmt.Errorf("tensorops: empty payoff matrix (%d×%d)", m, n)
 	}
-	if t.DataOrder().IsColMajor() || t.IsView() {
-		return nil, errors.New("tensorops: payoff matrix must be a contiguous row-major tensor")
+	if dt := t.Dtype(); dt != tensor.Float64 && dt != tensor.Float32 {
+		return 0, 0, fmt.Errorf("tensorops: unsupported payoff matrix dtype %v (want float64 or float32)", dt)
+	}
+	if st := t.Strides(); t.DataOrder().IsColMajor() || t.IsView() || t.IsMaterializable() || len(st) != 2 || st[0] != n || st[1] != 1 {
+		return 0, 0, errors.New("tensorops: payoff matrix must be a contiguous row-major tensor (materialize views and transposes first)")
+	}
+	return m, n, nil
+}
+
+// NewMatrix wraps a row-major float64 or float32 tensor without copying it
+// (see CheckMatrix for what it accepts).
+func (c *CPU) NewMatrix(t *tensor.Dense) (Matrix, error) {
+	m, n, err := CheckMatrix(t)
+	if err != nil {
+		return nil, err
 	}
 	a := &cpuMatrix{m: m, n: n}
 	switch d := t.Data().(type) {
@@ -121,8 +138,6 @@ func (c *CPU) NewMatrix(t *tensor.Dense) (Matrix, error) {
 		a.f64 = d[:m*n]
 	case []float32:
 		a.f32 = d[:m*n]
-	default:
-		return nil, fmt.Errorf("tensorops: unsupported payoff matrix dtype %v (want float64 or float32)", t.Dtype())
 	}
 	for w := range c.threads {
 		if w > 0 && len(c.partial[w]) < n {

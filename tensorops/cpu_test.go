@@ -144,6 +144,13 @@ func TestPassNoAllocs(t *testing.T) {
 
 func TestNewMatrixErrors(t *testing.T) {
 	cpu := NewCPU(1)
+	transposed := tensor.New(tensor.WithShape(2, 3), tensor.WithBacking(make([]float64, 6)))
+	if err := transposed.T(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cpu.NewMatrix(transposed); err == nil {
+		t.Error("transposed view: no error")
+	}
 	for name, a := range map[string]*tensor.Dense{
 		"1-D":       tensor.New(tensor.WithShape(4), tensor.WithBacking(make([]float64, 4))),
 		"int":       tensor.New(tensor.WithShape(2, 2), tensor.WithBacking([]int{1, 2, 3, 4})),

@@ -77,14 +77,7 @@ func ProjectSimplex(dst, v []float64) {
 	tau := (s - 1) / float64(n)
 	k := n
 	for round := 0; ; round++ {
-		var sum float64
-		cnt := 0
-		for _, x := range v {
-			if x > tau {
-				sum += x
-				cnt++
-			}
-		}
+		sum, cnt := sumAbove(v, tau)
 		if cnt == k || cnt == 0 {
 			break
 		}
@@ -128,13 +121,17 @@ func bisectSimplex(v []float64, lo float64) float64 {
 			hi = mid
 		}
 	}
-	var sum float64
-	cnt := 0
+	sum, cnt := sumAbove(v, lo)
+	return (sum - 1) / float64(cnt)
+}
+
+// sumAbove returns the sum and the number of the entries of v above tau.
+func sumAbove(v []float64, tau float64) (sum float64, cnt int) {
 	for _, x := range v {
-		if x > lo {
+		if x > tau {
 			sum += x
 			cnt++
 		}
 	}
-	return (sum - 1) / float64(cnt)
+	return sum, cnt
 }
