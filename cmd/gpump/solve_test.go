@@ -199,3 +199,35 @@ func TestInterspersed(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// FuzzInterspersed: reordering never panics, keeps every argument, and puts
+// the positional ones last (after a "--").
+func FuzzInterspersed(f *testing.F) {
+	f.Add("solve a.npy --algo rm+ --eps=1e-3 -o out.json")
+	f.Add("solve -- --weird.npy")
+	f.Add("solve --output")
+	f.Add("nosuch --x y z")
+	app := newApp(nil, nil)
+	f.Fuzz(func(t *testing.T, line string) {
+		args := append([]string{"gpump"}, strings.Fields(line)...)
+		got := interspersed(app, args)
+		count := func(ss []string) map[string]int {
+			c := map[string]int{}
+			for _, s := range ss {
+				if s != "--" {
+					c[s]++
+				}
+			}
+			return c
+		}
+		want, have := count(args), count(got)
+		if len(want) != len(have) {
+			t.Fatalf("%q became %q", args, got)
+		}
+		for k, v := range want {
+			if have[k] != v {
+				t.Fatalf("%q became %q", args, got)
+			}
+		}
+	})
+}
