@@ -19,13 +19,18 @@ var ErrNotFinite = errors.New("datasets: non-finite matrix entry")
 
 // dataError is the error type of this package. Its message is
 //
-//	datasets: [file: ]msg[ at byte offset N][: cause]
+//	datasets: [file: ]msg[ at line L[, column C]][ at byte offset N][: cause]
 //
+// Text formats (CSV, Matrix Market) give the 1-based line and, where it
+// applies, the 1-based column: the field number in a CSV row, the token
+// number in a Matrix Market line.
 // and it unwraps to its kind (ErrFormat, ErrNotFinite or nil) and its
 // cause.
 type dataError struct {
 	file  string // file name, or "" when decoding a stream
 	msg   string
+	line  int   // 1-based line of a text input, or 0
+	col   int   // 1-based column (field) of a text input, or 0
 	off   int64 // byte offset in the input, or -1
 	kind  error // ErrFormat, ErrNotFinite or nil
 	cause error // underlying error or nil
@@ -39,6 +44,14 @@ func (e *dataError) Error() string {
 		b.WriteString(": ")
 	}
 	b.WriteString(e.msg)
+	if e.line > 0 {
+		b.WriteString(" at line ")
+		b.WriteString(strconv.Itoa(e.line))
+		if e.col > 0 {
+			b.WriteString(", column ")
+			b.WriteString(strconv.Itoa(e.col))
+		}
+	}
 	if e.off >= 0 {
 		b.WriteString(" at byte offset ")
 		b.WriteString(strconv.FormatInt(e.off, 10))
@@ -65,6 +78,12 @@ func (e *dataError) Unwrap() []error {
 // formatErr returns an ErrFormat error at byte offset off (-1 for none).
 func formatErr(off int64, msg string) *dataError {
 	return &dataError{msg: msg, off: off, kind: ErrFormat}
+}
+
+// lineErr returns an ErrFormat error at 1-based line and column (col 0
+// for the whole line) of a text input.
+func lineErr(line, col int, msg string) *dataError {
+	return &dataError{msg: msg, line: line, col: col, off: -1, kind: ErrFormat}
 }
 
 // shapeString formats a shape the way NumPy prints tuples: (3,), (3, 4).

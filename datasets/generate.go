@@ -18,11 +18,21 @@ import (
 //
 // of math/rand/v2, drawing the row's entries from left to right. Rows are
 // filled in parallel, but each depends only on its own stream, so the
-// result is the same for any GOMAXPROCS. Saddle uses one more stream,
-// rand.New(rand.NewPCG(seed, math.MaxUint64)), for its saddle point.
+// result is the same for any GOMAXPROCS. Saddle and RankOne use one more
+// stream, rand.New(rand.NewPCG(seed, math.MaxUint64)), for what is shared
+// by all rows: Saddle's saddle point, RankOne's column factor v.
+//
+// Arithmetic. Every entry is computed in float64 with each operation
+// rounded separately (explicit float64 conversions keep the compiler from
+// fusing a*b+c into one fused multiply-add, which it does on arm64 and on
+// amd64 with GOAMD64=v3), then converted to the matrix's dtype, so the
+// Float32 matrix is the Float64 matrix rounded.
 
 // saddleStream is the stream index of Saddle's saddle point draw.
 const saddleStream = math.MaxUint64
+
+// rankOneStream is the stream index of RankOne's column factor v.
+const rankOneStream = math.MaxUint64
 
 // entriesPerTask is the number of entries per task of parallelRows.
 const entriesPerTask = 1 << 16
@@ -134,7 +144,7 @@ func uniform[T float](m, n int, lo, hi float64, loT, hiT T, seed uint64) *tensor
 	w := hi - lo
 	return generateRand(m, n, seed, func(_ int, row []T, r *rand.Rand) {
 		for j := range row {
-			v := lo + w*r.Float64()
+			v := lo + float64(w*r.Float64())
 			if v >= hi {
 				v = float64(hiT)
 			}
@@ -247,7 +257,7 @@ func SaddleInfo(m, n int, seed uint64) (i, j int, v float64, err error) {
 	r := rand.New(rand.NewPCG(seed, saddleStream))
 	i = r.IntN(m)
 	j = r.IntN(n)
-	v = 0.25 + 0.5*r.Float64()
+	v = 0.25 + float64(0.5*r.Float64())
 	return i, j, v, nil
 }
 
@@ -289,7 +299,7 @@ func saddle[T float](m, n, si, sj int, v float64, seed uint64) *tensor.Dense {
 			case i == si && j == sj:
 				row[j] = T(v)
 			case i == si:
-				row[j] = T(v + (1-v)*u)
+				row[j] = T(v + float64((1-v)*u))
 			case j == sj:
 				row[j] = T(v * u)
 			default:
@@ -372,22 +382,10 @@ func Nemirovski2Value(n int) float64 {
 // PoliceBurglarWealth for random wealth. For Float32 each entry is the
 // float64 entry rounded to float32.
 func PoliceBurglar(dt tensor.Dtype, wealth []float64, theta float64) (*tensor.Dense, error) {
-	n := len(wealth)
-	if err := checkDims(dt, n, n); err != nil {
+	if err := checkPolice(dt, wealth, theta); err != nil {
 		return nil, err
 	}
-	if !(theta > 0) || math.IsInf(theta, 1) {
-		return nil, fmt.Errorf("datasets: invalid police-burglar theta %v: want a positive finite number", theta)
-	}
-	limit := math.MaxFloat64
-	if dt == tensor.Float32 {
-		limit = math.MaxFloat32
-	}
-	for i, w := range wealth {
-		if !(math.Abs(w) <= limit) {
-			return nil, fmt.Errorf("datasets: wealth[%d] = %v is not finite in %v", i, w, dt)
-		}
-	}
+	n := len(wealth)
 	tab := make([]float64, n) // tab[d] = 1 - exp(-theta*d)
 	for d := range tab {
 		tab[d] = -math.Expm1(-theta * float64(d))
@@ -424,6 +422,212 @@ func PoliceBurglarWealth(n int, seed uint64) []float64 {
 		w[i] = r.Float64()
 	}
 	return w
+}
+
+// PoliceBurglarGrid is PoliceBurglar with the n = side*side houses on a
+// side×side grid instead of a line: house k (0-based) stands at the grid
+// point (r_k, c_k) = (k / side, k % side), one unit from its neighbours,
+// holds wealth[k], and
+//
+//	A[k][l] = wealth[k] * (1 - exp(-theta*d(k, l))),
+//	d(k, l) = sqrt((r_k - r_l)² + (c_k - c_l)²),
+//
+// computed as -wealth[k]*math.Expm1(-theta*math.Sqrt(dr*dr + dc*dc)) with
+// the integer dr*dr + dc*dc exact. The distance is Euclidean: the chance of
+// being caught decays with the straight-line distance to the policeman,
+// the same in every direction. (With the Manhattan distance |dr| + |dc|
+// the catch kernel exp(-theta*d) would be the Kronecker product of two line
+// kernels, so the grid game would be built from line games; the Euclidean
+// one is not.) Between two houses of the same grid row the distance is
+// that of PoliceBurglar's line, |c_k - c_l|.
+//
+// len(wealth) must be side*side; theta must be positive and finite and the
+// wealth finite in dt. Use PoliceBurglarWealth(side*side, seed) for random
+// wealth. For Float32 each entry is the float64 entry rounded to float32.
+func PoliceBurglarGrid(dt tensor.Dtype, wealth []float64, side int, theta float64) (*tensor.Dense, error) {
+	if side <= 0 {
+		return nil, fmt.Errorf("datasets: invalid police-burglar grid side %d", side)
+	}
+	if side > math.MaxInt/side || len(wealth) != side*side {
+		return nil, fmt.Errorf("datasets: police-burglar grid of side %d needs %d×%d house values, got %d", side, side, side, len(wealth))
+	}
+	if err := checkPolice(dt, wealth, theta); err != nil {
+		return nil, err
+	}
+	// Entries depend on |dr| and |dc| only: tab[dr*side+dc].
+	tab := make([]float64, side*side)
+	for dr := range side {
+		for dc := range side {
+			tab[dr*side+dc] = -math.Expm1(-theta * math.Sqrt(float64(dr*dr+dc*dc)))
+		}
+	}
+	if dt == tensor.Float32 {
+		return policeBurglarGrid[float32](wealth, side, tab), nil
+	}
+	return policeBurglarGrid[float64](wealth, side, tab), nil
+}
+
+// checkPolice checks the arguments shared by PoliceBurglar and
+// PoliceBurglarGrid.
+func checkPolice(dt tensor.Dtype, wealth []float64, theta float64) error {
+	n := len(wealth)
+	if err := checkDims(dt, n, n); err != nil {
+		return err
+	}
+	if !(theta > 0) || math.IsInf(theta, 1) {
+		return fmt.Errorf("datasets: invalid police-burglar theta %v: want a positive finite number", theta)
+	}
+	limit := math.MaxFloat64
+	if dt == tensor.Float32 {
+		limit = math.MaxFloat32
+	}
+	for i, w := range wealth {
+		if !(math.Abs(w) <= limit) {
+			return fmt.Errorf("datasets: wealth[%d] = %v is not finite in %v", i, w, dt)
+		}
+	}
+	return nil
+}
+
+func policeBurglarGrid[T float](wealth []float64, side int, tab []float64) *tensor.Dense {
+	n := len(wealth)
+	return generate(n, n, func(k int, row []T) {
+		w := wealth[k]
+		rk, ck := k/side, k%side
+		for rl := range side {
+			t := tab[abs(rk-rl)*side:]
+			out := row[rl*side : (rl+1)*side]
+			for cl := range out {
+				out[cl] = T(w * t[abs(ck-cl)])
+			}
+		}
+	})
+}
+
+// RankOneFactors returns the factors u (length m) and v (length n) of
+// RankOne(dt, m, n, sigma, seed), both uniform in [-1, 1):
+//
+//	u[i] = 2*r.Float64() - 1, the first draw of row i's stream
+//	       r = rand.New(rand.NewPCG(seed, uint64(i))),
+//	v[j] = 2*s.Float64() - 1, the (j+1)-th draw of the shared stream
+//	       s = rand.New(rand.NewPCG(seed, math.MaxUint64))
+//
+// (math/rand/v2). It returns nil, nil if m <= 0 or n <= 0.
+func RankOneFactors(m, n int, seed uint64) (u, v []float64) {
+	if m <= 0 || n <= 0 {
+		return nil, nil
+	}
+	u = make([]float64, m)
+	src := rand.NewPCG(seed, 0)
+	r := rand.New(src)
+	for i := range u {
+		src.Seed(seed, uint64(i))
+		u[i] = 2*r.Float64() - 1
+	}
+	v = make([]float64, n)
+	s := rand.New(rand.NewPCG(seed, rankOneStream))
+	for j := range v {
+		v[j] = 2*s.Float64() - 1
+	}
+	return u, v
+}
+
+// RankOne returns the m×n rank-one-plus-noise matrix of dtype dt
+// (tensor.Float64 or tensor.Float32)
+//
+//	A = u vᵀ + sigma G,   A[i][j] = u[i]*v[j] + sigma*G[i][j],
+//
+// where u and v are RankOneFactors(m, n, seed), uniform in [-1, 1), and G
+// is standard normal: row i draws u[i] and then, if sigma > 0, G[i][0], …,
+// G[i][n-1] with r.NormFloat64() from its stream r =
+// rand.New(rand.NewPCG(seed, uint64(i))). The factors do not depend on
+// sigma, so RankOne(dt, m, n, sigma, seed) is the same u vᵀ with more or
+// less noise. sigma must be finite and non-negative; with sigma = 0, A =
+// u vᵀ and its value is RankOneValue(m, n, seed). For Float32 each entry is
+// the float64 entry rounded to float32.
+func RankOne(dt tensor.Dtype, m, n int, sigma float64, seed uint64) (*tensor.Dense, error) {
+	if err := checkDims(dt, m, n); err != nil {
+		return nil, err
+	}
+	if !(sigma >= 0) || math.IsInf(sigma, 1) {
+		return nil, fmt.Errorf("datasets: invalid rank-one noise sigma %v: want a finite number >= 0", sigma)
+	}
+	_, v := RankOneFactors(1, n, seed)
+	if dt == tensor.Float32 {
+		return rankOne[float32](m, v, sigma, seed), nil
+	}
+	return rankOne[float64](m, v, sigma, seed), nil
+}
+
+func rankOne[T float](m int, v []float64, sigma float64, seed uint64) *tensor.Dense {
+	return generateRand(m, len(v), seed, func(_ int, row []T, r *rand.Rand) {
+		u := 2*r.Float64() - 1
+		if sigma == 0 {
+			for j := range row {
+				row[j] = T(u * v[j])
+			}
+			return
+		}
+		for j := range row {
+			row[j] = T(float64(u*v[j]) + float64(sigma*r.NormFloat64()))
+		}
+	})
+}
+
+// RankOneValue returns the value of the game RankOne(dt, m, n, 0, seed),
+// A = u vᵀ with u, v = RankOneFactors(m, n, seed), or NaN if m <= 0 or
+// n <= 0. It takes O(m + n) time.
+//
+// Since pᵀAq = (pᵀu)(vᵀq) and p ranges over the simplex, a = pᵀu takes
+// every value in [u₋, u₊] = [min u, max u] and b = vᵀq every value in
+// [v₋, v₊] = [min v, max v], so the value is that of the scalar game
+// max_a min_b ab:
+//
+//	f(a) = min_b ab = min(a v₋, a v₊),   v* = max over a in [u₋, u₊] of f(a).
+//
+// f is concave and piecewise linear with its only kink at a = 0, where
+// f(0) = 0, so the maximum is at u₋, at u₊ or, if u₋ <= 0 <= u₊, at 0:
+//
+//	v* = max(f(u₋), f(u₊), and 0 if u₋ <= 0 <= u₊).
+//
+// In particular v* = 0 when both u and v take both signs (then the
+// optimal strategies mix a row with u[i] > 0 and one with u[i] < 0 so
+// that pᵀu = 0, and likewise for the columns), which is the usual case
+// for m, n >= 2 (each factor has one sign with probability 2^(1-m) or
+// 2^(1-n)); otherwise the game has a pure saddle point, the entry
+// u[i]v[j] at the row and column of the maximizing a and minimizing b.
+//
+// The value is that of the exact products u[i]v[j]. The stored entries are
+// rounded, by at most 2^-53 max |A_ij| (Float64) or 2^-24 max |A_ij|
+// (Float32), and the value of the stored game differs from v* by at most
+// as much; when v* != 0 it is the saddle entry itself, so the difference
+// is only its own rounding.
+func RankOneValue(m, n int, seed uint64) float64 {
+	if m <= 0 || n <= 0 {
+		return math.NaN()
+	}
+	u, v := RankOneFactors(m, n, seed)
+	return rankOneValue(u, v)
+}
+
+// rankOneValue is the value max_p min_q (pᵀu)(vᵀq) (see RankOneValue).
+func rankOneValue(u, v []float64) float64 {
+	ulo, uhi := minMax(u)
+	vlo, vhi := minMax(v)
+	f := func(a float64) float64 { return min(a*vlo, a*vhi) }
+	val := max(f(ulo), f(uhi))
+	if ulo <= 0 && 0 <= uhi {
+		val = max(val, 0)
+	}
+	return val
+}
+
+func minMax(x []float64) (lo, hi float64) {
+	lo, hi = x[0], x[0]
+	for _, v := range x[1:] {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	return lo, hi
 }
 
 func abs(x int) int {

@@ -74,6 +74,24 @@ func TestGeneratorErrors(t *testing.T) {
 		"police NaN theta":  func() (*tensor.Dense, error) { return PoliceBurglar(tensor.Float64, []float64{1, 2}, math.NaN()) },
 		"police wealth":     func() (*tensor.Dense, error) { return PoliceBurglar(tensor.Float64, []float64{1, math.Inf(1)}, 1) },
 		"police f32 wealth": func() (*tensor.Dense, error) { return PoliceBurglar(tensor.Float32, []float64{1, 1e300}, 1) },
+		"grid side 0":       func() (*tensor.Dense, error) { return PoliceBurglarGrid(tensor.Float64, nil, 0, 1) },
+		"grid side <0":      func() (*tensor.Dense, error) { return PoliceBurglarGrid(tensor.Float64, []float64{1}, -1, 1) },
+		"grid huge side": func() (*tensor.Dense, error) {
+			return PoliceBurglarGrid(tensor.Float64, []float64{1}, math.MaxInt/2, 1)
+		},
+		"grid wealth len": func() (*tensor.Dense, error) { return PoliceBurglarGrid(tensor.Float64, []float64{1, 2, 3}, 2, 1) },
+		"grid theta":      func() (*tensor.Dense, error) { return PoliceBurglarGrid(tensor.Float64, []float64{1}, 1, -1) },
+		"grid inf theta":  func() (*tensor.Dense, error) { return PoliceBurglarGrid(tensor.Float64, []float64{1}, 1, math.Inf(1)) },
+		"grid wealth":     func() (*tensor.Dense, error) { return PoliceBurglarGrid(tensor.Float64, []float64{math.NaN()}, 1, 1) },
+		"grid f32 wealth": func() (*tensor.Dense, error) {
+			return PoliceBurglarGrid(tensor.Float32, []float64{1, 2, 3, -1e39}, 2, 1)
+		},
+		"grid int":          func() (*tensor.Dense, error) { return PoliceBurglarGrid(tensor.Int, []float64{1}, 1, 1) },
+		"rankone m":         func() (*tensor.Dense, error) { return RankOne(tensor.Float64, 0, 3, 0, 1) },
+		"rankone int":       func() (*tensor.Dense, error) { return RankOne(tensor.Int64, 3, 3, 0, 1) },
+		"rankone sigma<0":   func() (*tensor.Dense, error) { return RankOne(tensor.Float64, 3, 3, -0.1, 1) },
+		"rankone NaN sigma": func() (*tensor.Dense, error) { return RankOne(tensor.Float64, 3, 3, math.NaN(), 1) },
+		"rankone inf sigma": func() (*tensor.Dense, error) { return RankOne(tensor.Float64, 3, 3, math.Inf(1), 1) },
 	} {
 		d, err := f()
 		if err == nil || d != nil {
@@ -93,6 +111,15 @@ func TestGeneratorErrors(t *testing.T) {
 	if !math.IsNaN(Nemirovski2Value(0)) {
 		t.Error("Nemirovski2Value(0) is not NaN")
 	}
+	if u, v := RankOneFactors(0, 3, 1); u != nil || v != nil {
+		t.Error("RankOneFactors(0, 3) is not nil, nil")
+	}
+	if u, v := RankOneFactors(3, -1, 1); u != nil || v != nil {
+		t.Error("RankOneFactors(3, -1) is not nil, nil")
+	}
+	if !math.IsNaN(RankOneValue(3, 0, 1)) {
+		t.Error("RankOneValue(3, 0) is not NaN")
+	}
 }
 
 // generators lists the random generators, for the determinism tests.
@@ -104,6 +131,16 @@ var generators = map[string]func(dt tensor.Dtype, m, n int, seed uint64) (*tenso
 	"saddle":   Saddle,
 	"police": func(dt tensor.Dtype, m, _ int, seed uint64) (*tensor.Dense, error) {
 		return PoliceBurglar(dt, PoliceBurglarWealth(m, seed), 0.3)
+	},
+	// 900×900: 13 tasks of parallelRows.
+	"police grid": func(dt tensor.Dtype, _, _ int, seed uint64) (*tensor.Dense, error) {
+		return PoliceBurglarGrid(dt, PoliceBurglarWealth(30*30, seed), 30, 0.3)
+	},
+	"rankone": func(dt tensor.Dtype, m, n int, seed uint64) (*tensor.Dense, error) {
+		return RankOne(dt, m, n, 0.5, seed)
+	},
+	"rankone sigma 0": func(dt tensor.Dtype, m, n int, seed uint64) (*tensor.Dense, error) {
+		return RankOne(dt, m, n, 0, seed)
 	},
 }
 
@@ -427,5 +464,192 @@ func TestPoliceBurglar(t *testing.T) {
 	// Negative wealth is allowed; the game is then still well defined.
 	if _, err := PoliceBurglar(tensor.Float64, []float64{-1, 2}, 1); err != nil {
 		t.Error(err)
+	}
+}
+
+func TestPoliceBurglarGrid(t *testing.T) {
+	const theta = 0.45
+	for _, side := range []int{1, 2, 3, 5} {
+		n := side * side
+		w := PoliceBurglarWealth(n, 9)
+		w[0] = -2 // negative wealth is allowed, as on the line
+		for _, dt := range dtypes {
+			a, err := PoliceBurglarGrid(dt, w, side, theta)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sh := a.Shape(); sh[0] != n || sh[1] != n {
+				t.Fatalf("side %d: shape %v", side, sh)
+			}
+			d := float64s(t, a)
+			for k := range n {
+				for l := range n {
+					dr, dc := float64(k/side-l/side), float64(k%side-l%side)
+					want := roundTo(dt, w[k]*(1-math.Exp(-theta*math.Sqrt(dr*dr+dc*dc))))
+					if got := d[k*n+l]; math.Abs(got-want) > 2e-16 {
+						t.Fatalf("side %d %v: A[%d][%d] = %v, want %v", side, dt, k, l, got, want)
+					}
+				}
+			}
+			if err := Validate(a); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// The grid's symmetries: A[k][l]/w[k] is the same for (k, l), (l, k),
+	// and for the grid transposed ((r, c) -> (c, r)), bit for bit.
+	const side = 6
+	w := make([]float64, side*side)
+	for k := range w {
+		w[k] = 1
+	}
+	a, err := PoliceBurglarGrid(tensor.Float64, w, side, 0.3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := float64s(t, a)
+	n := side * side
+	tr := func(k int) int { return (k%side)*side + k/side }
+	for k := range n {
+		for l := range n {
+			if d[k*n+l] != d[l*n+k] || d[k*n+l] != d[tr(k)*n+tr(l)] {
+				t.Fatalf("A[%d][%d] = %v, A[%d][%d] = %v, transposed %v", k, l, d[k*n+l], l, k, d[l*n+k], d[tr(k)*n+tr(l)])
+			}
+		}
+	}
+	// Along one grid row the distances are those of the line.
+	line, err := PoliceBurglar(tensor.Float64, w[:side], 0.3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ld := float64s(t, line)
+	for i := range side {
+		for j := range side {
+			if d[i*n+j] != ld[i*side+j] {
+				t.Fatalf("grid row 0 (%d, %d) = %v, line %v", i, j, d[i*n+j], ld[i*side+j])
+			}
+		}
+	}
+}
+
+func TestRankOne(t *testing.T) {
+	const m, n, seed = 7, 9, 77
+	u, v := RankOneFactors(m, n, seed)
+	// The documented streams.
+	s := rand.New(rand.NewPCG(seed, math.MaxUint64))
+	for j := range v {
+		if want := 2*s.Float64() - 1; v[j] != want {
+			t.Fatalf("v[%d] = %v, want %v", j, v[j], want)
+		}
+	}
+	for i := range u {
+		if want := 2*rand.New(rand.NewPCG(seed, uint64(i))).Float64() - 1; u[i] != want {
+			t.Fatalf("u[%d] = %v, want %v", i, u[i], want)
+		}
+	}
+	for _, x := range append(append([]float64(nil), u...), v...) {
+		if x < -1 || x >= 1 {
+			t.Fatalf("factor %v outside [-1, 1)", x)
+		}
+	}
+	// A prefix of the factors of a larger game is the same.
+	u2, v2 := RankOneFactors(m+3, n+5, seed)
+	for i := range u {
+		if u2[i] != u[i] {
+			t.Fatalf("u[%d] changes with m", i)
+		}
+	}
+	for j := range v {
+		if v2[j] != v[j] {
+			t.Fatalf("v[%d] changes with n", j)
+		}
+	}
+	for _, sigma := range []float64{0, 0.25, 3} {
+		for _, dt := range dtypes {
+			a, err := RankOne(dt, m, n, sigma, seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := float64s(t, a)
+			for i := range m {
+				r := rand.New(rand.NewPCG(seed, uint64(i)))
+				r.Float64() // u[i]
+				for j := range n {
+					want := u[i] * v[j]
+					if sigma > 0 {
+						want += float64(sigma * r.NormFloat64()) // no fused multiply-add
+					}
+					if got := d[i*n+j]; got != roundTo(dt, want) {
+						t.Fatalf("sigma %v %v: A[%d][%d] = %v, want %v", sigma, dt, i, j, got, roundTo(dt, want))
+					}
+				}
+			}
+		}
+	}
+	// The noise is standard normal.
+	a, _ := RankOne(tensor.Float64, 300, 400, 2, 5)
+	u, v = RankOneFactors(300, 400, 5)
+	var s1, s2 float64
+	for k, x := range float64s(t, a) {
+		g := (x - u[k/400]*v[k%400]) / 2
+		s1 += g
+		s2 += g * g
+	}
+	mean := s1 / 120000
+	if variance := s2/120000 - mean*mean; math.Abs(mean) > 0.015 || math.Abs(variance-1) > 0.025 {
+		t.Errorf("noise mean %v, variance %v; want 0 and 1", mean, variance)
+	}
+}
+
+// TestRankOneValue checks the closed form against the linear program, on
+// sizes small enough that u or v often has one sign, and on hand-made
+// factors covering every case of the formula.
+func TestRankOneValue(t *testing.T) {
+	cases := []struct {
+		u, v []float64
+		want float64
+	}{
+		{[]float64{1, 2}, []float64{3, 4}, 6},       // u > 0, v > 0: a = max u, b = min v
+		{[]float64{-1, 2}, []float64{3, 4}, 6},      // u changes sign, v > 0
+		{[]float64{-1, 2}, []float64{-3, 4}, 0},     // both change sign
+		{[]float64{-2, -1}, []float64{-3, 4}, -4},   // u < 0, v changes sign: a = max u, b = max v
+		{[]float64{0.5, 2}, []float64{-3, 4}, -1.5}, // u > 0, v changes sign: a = min u, b = min v
+		{[]float64{-2, -1}, []float64{-3, -1}, 2},   // u < 0, v < 0: a = min u, b = max v
+		{[]float64{0, 1}, []float64{-1, -1}, 0},     // u touches 0
+		{[]float64{-0.5}, []float64{2, -3}, -1},     // a single row
+	}
+	for _, c := range cases {
+		if got := rankOneValue(c.u, c.v); got != c.want {
+			t.Errorf("u %v, v %v: value %v, want %v", c.u, c.v, got, c.want)
+		}
+		a := make([]float64, 0, len(c.u)*len(c.v))
+		for _, x := range c.u {
+			for _, y := range c.v {
+				a = append(a, x*y)
+			}
+		}
+		if lp := gameValue(t, a, len(c.u), len(c.v)); math.Abs(lp-c.want) > 1e-9 {
+			t.Errorf("u %v, v %v: the linear program's value %v, want %v", c.u, c.v, lp, c.want)
+		}
+	}
+	nonzero := 0
+	for _, sh := range [][2]int{{1, 1}, {1, 4}, {4, 1}, {2, 2}, {2, 3}, {3, 2}, {5, 8}} {
+		m, n := sh[0], sh[1]
+		for seed := range uint64(40) {
+			a, err := RankOne(tensor.Float64, m, n, 0, seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := RankOneValue(m, n, seed)
+			if want != 0 {
+				nonzero++
+			}
+			if got := gameValue(t, float64s(t, a), m, n); math.Abs(got-want) > 1e-9 {
+				t.Errorf("%d×%d seed %d: value %v, RankOneValue %v", m, n, seed, got, want)
+			}
+		}
+	}
+	if nonzero < 50 {
+		t.Errorf("only %d of the games have a nonzero value", nonzero)
 	}
 }

@@ -14,14 +14,24 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// ReadOptions holds options for ReadNPY and DecodeNPY. A nil *ReadOptions
+// ReadOptions holds options for the readers (Read, ReadNPY, DecodeNPY,
+// ReadNPZ, ReadCSV, ReadMTX and their Decode forms). A nil *ReadOptions
 // is the same as the zero value.
 type ReadOptions struct {
+	// Format is the file format for Read: "npy", "npz", "csv" or "mtx".
+	// The empty string chooses it from the file name's extension.
+	Format string
+	// Key names the member of an .npz archive to read, with or without
+	// its ".npy" suffix. The empty string accepts an archive holding a
+	// single array.
+	Key string
+
 	// DType is the dtype of the result: tensor.Float64 or
 	// tensor.Float32. Entries are converted while reading, chunk by
 	// chunk, so the file's own type is never held in full. The zero
 	// value keeps float64 and float32 files in their own type and
-	// converts integer and bool files to tensor.Float64.
+	// converts integer and bool files, and text files, to
+	// tensor.Float64.
 	DType tensor.Dtype
 }
 

@@ -13,10 +13,27 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// WriteOptions holds options for WriteNPYOptions and EncodeNPYOptions. A
-// nil *WriteOptions is the same as the zero value, which writes
-// little-endian data in C (row-major) order.
+// WriteOptions holds options for the writers (Write, WriteNPYOptions,
+// EncodeNPYOptions, WriteNPZ, WriteCSV). A nil *WriteOptions is the same
+// as the zero value, which writes little-endian data in C (row-major)
+// order, an uncompressed .npz member named "arr_0", and CSV with commas
+// and no header row.
 type WriteOptions struct {
+	// Format is the file format for Write: "npy", "npz" or "csv". The
+	// empty string chooses it from the file name's extension.
+	Format string
+	// Key is the member name of a matrix written to an .npz archive
+	// (".npy" is appended); the empty string means "arr_0", as
+	// numpy.savez names its first positional array.
+	Key string
+	// Compress deflates the members of an .npz archive, as
+	// numpy.savez_compressed does.
+	Compress bool
+	// Comma is the CSV field separator; 0 means ','.
+	Comma rune
+	// Header writes a first CSV row naming the columns c0, c1, ...
+	Header bool
+
 	// BigEndian writes big-endian data ('>f8', '>f4').
 	BigEndian bool
 	// Fortran writes the matrix in column-major order, with
