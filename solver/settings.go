@@ -240,3 +240,42 @@ type Record struct {
 	Point, ColumnPoint     PointKind
 	Elapsed                time.Duration
 }
+
+// Recorders returns a Recorder that passes every call to each of rs in
+// order, stopping at the first error. Nil entries are skipped; with no
+// non-nil entry it returns nil, so that Settings.Recorder stays unset.
+func Recorders(rs ...Recorder) Recorder {
+	var list multiRecorder
+	for _, r := range rs {
+		if r != nil {
+			list = append(list, r)
+		}
+	}
+	switch len(list) {
+	case 0:
+		return nil
+	case 1:
+		return list[0]
+	}
+	return list
+}
+
+type multiRecorder []Recorder
+
+func (m multiRecorder) Init(info *Info) error {
+	for _, r := range m {
+		if err := r.Init(info); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (m multiRecorder) Record(rec *Record) error {
+	for _, r := range m {
+		if err := r.Record(rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
