@@ -124,6 +124,9 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		ErrWriter: stderr,
 		Commands: []*cli.Command{
 			solveCommand(),
+			batchCommand(),
+			genCommand(),
+			versionCommand(),
 		},
 		// Errors are printed by run, once; urfave/cli must not exit.
 		ExitErrHandler:  func(*cli.Context, error) {},

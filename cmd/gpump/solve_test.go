@@ -64,7 +64,7 @@ func TestSolveFile(t *testing.T) {
 	path := writeMatrix(t, "game.npy", 2, 3, []float64{3, -1, 2, -2, 4, 1})
 	out := filepath.Join(t.TempDir(), "result.json")
 	// Flags after the file, as people write them.
-	code, stdout, stderr := gpump(t, "solve", path, "--algo", "ga-bounded", "--eps", "1e-6", "--output", out)
+	code, stdout, stderr := gpump(t, "solve", path, "--algo", "ga-bounded", "--eps", "1e-6", "--output", out, "--quiet")
 	if code != exitOK || stderr != "" || stdout != "" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
@@ -97,7 +97,7 @@ func TestSolveGenerated(t *testing.T) {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
 		o := decode(t, stdout)
-		if o.Precision != prec || o.Source != "uniform:m=40,n=30,seed=3" || o.Status != "converged" || o.RelativeGap > 1e-4 {
+		if o.Precision != prec || o.Source != "uniform:m=40,n=30,lo=-1,hi=1,seed=3" || o.Status != "converged" || o.RelativeGap > 1e-4 {
 			t.Errorf("%s: %+v", prec, o)
 		}
 	}
@@ -110,12 +110,12 @@ func TestSolveRoundingBound(t *testing.T) {
 		args []string
 		want bool
 	}{
-		{[]string{"--gen", "uniform", "--precision", "f32"}, true},
-		{[]string{"--gen", "uniform"}, false},
+		{[]string{"--gen", "uniform", "--m", "20", "--n", "20", "--precision", "f32"}, true},
+		{[]string{"--gen", "uniform", "--m", "20", "--n", "20"}, false},
 		{[]string{writeMatrix(t, "f64.npy", 2, 2, []float64{1, 0, 0, 1}), "--precision", "f32"}, true},
 		{[]string{writeMatrix(t, "f32.npy", 2, 2, []float32{1, 0, 0, 1})}, false},
 	} {
-		code, stdout, stderr := gpump(t, append([]string{"solve", "--m", "20", "--n", "20"}, c.args...)...)
+		code, stdout, stderr := gpump(t, append([]string{"solve"}, c.args...)...)
 		if code != exitOK {
 			t.Fatalf("%v: exit %d: %s", c.args, code, stderr)
 		}
@@ -160,15 +160,28 @@ func TestSolveBadInput(t *testing.T) {
 		{"NaN", []string{"solve", nan}, "(1, 1)"},
 		{"1-D", []string{"solve", oneD}, "shape"},
 		{"truncated", []string{"solve", truncated}, "short.npy"},
-		{"csv", []string{"solve", "payoff.csv"}, "unsupported format"},
+		{"unknown format", []string{"solve", "payoff.xyz"}, "unknown format"},
+		{"format flag", []string{"solve", "payoff.npy", "--format", "xls"}, "--format"},
+		{"key for npy", []string{"solve", nan, "--key", "a"}, "--key applies"},
+		{"mmap for csv", []string{"solve", "payoff.csv", "--mmap"}, "--mmap applies"},
+		{"gen flag for file", []string{"solve", nan, "--theta", "1"}, "--theta applies"},
+		{"gen param", []string{"solve", "--gen", "identity", "--theta", "1"}, "theta"},
+		{"unknown generator", []string{"solve", "--gen", "nosuch"}, "nosuch"},
+		{"strategies", []string{"solve", "--gen", "uniform", "--strategies", "s.json"}, "--strategies"},
+		{"plot", []string{"solve", "--gen", "uniform", "--plot", "p.pdf"}, "--plot"},
+		{"trace-every", []string{"solve", "--gen", "uniform", "--trace-every", "0"}, "--trace-every"},
 		{"no input", []string{"solve"}, "no payoff matrix"},
 		{"both inputs", []string{"solve", nan, "--gen", "uniform"}, "not both"},
 		{"unknown algo", []string{"solve", "--gen", "uniform", "--algo", "nope"}, "unknown method"},
 		{"bad precision", []string{"solve", "--gen", "uniform", "--precision", "f16"}, "precision"},
 		{"negative eps", []string{"solve", "--gen", "uniform", "--eps", "-1"}, "--eps"},
-		{"empty", []string{"solve", "--gen", "uniform", "--m", "0"}, "positive"},
+		{"empty", []string{"solve", "--gen", "uniform", "--m", "0"}, "dimensions"},
 		{"empty file", []string{"solve", emptyFile}, "empty"},
 		{"Inf", []string{"solve", inf}, "(0, 1)"},
+		{"absurd header", []string{"solve", "testdata/absurd.npy"}, "too large"},
+		{"wrong dtype", []string{"solve", "testdata/complex.npy"}, "<c16"},
+		{"npz without key", []string{"solve", "testdata/games.npz"}, "skew, other"},
+		{"npz bad key", []string{"solve", "testdata/games.npz", "--key", "nope"}, "nope"},
 		{"complex dtype", []string{"solve", complexFile}, "unsupported dtype"},
 		{"too large", []string{"solve", "--gen", "uniform", "--m", "10000000", "--n", "10000000"}, "GB"},
 		{"c for ga-smooth", []string{"solve", "--gen", "uniform", "--algo", "ga-smooth", "--c", "2"}, "--c applies"},

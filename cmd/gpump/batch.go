@@ -1,0 +1,488 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/gpump/gpump/datasets"
+)
+
+func batchCommand() *cli.Command {
+	flags := []cli.Flag{
+		&cli.StringFlag{Name: "manifest", Usage: "read instances from this file, one per line (see above)"},
+		&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: 1, Usage: "instances solved at once; the threads are split between them"},
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the JSON lines to this file", DefaultText: "stdout"},
+		&cli.BoolFlag{Name: "resume", Usage: "append to --output, skipping the instances it already holds a result for"},
+		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no log lines and no summary table on stderr"},
+		&cli.StringFlag{Name: "log-format", Value: "text", Usage: "log lines on stderr: text or json"},
+	}
+	for _, f := range inputFlags() {
+		if f.Names()[0] != "key" { // a key is per archive: give it per line
+			flags = append(flags, f)
+		}
+	}
+	flags = append(flags, solverFlags()...)
+	return &cli.Command{
+		Name:      "batch",
+		Usage:     "solve many games: files, directories, globs or a manifest",
+		ArgsUsage: "[FILE|DIR|GLOB...]",
+		Description: `Each argument is a payoff file, a directory (its .npy, .npz, .csv, .tsv,
+.txt and .mtx files, in name order, not recursively) or a glob pattern
+("games/*.npy", quoted so that the shell leaves it alone). A manifest
+(--manifest FILE) lists one instance per line: a payoff file (relative to
+the manifest's directory) or a generator written gen:NAME[:key=value,...],
+followed by solve flags for that instance only, for example
+
+   # comment lines and blank lines are skipped
+   games/a.npy --algo rm+
+   games/b.npz --key payoff --eps 1e-5
+   gen:police:n=400,layout=grid --algo prm+
+   gen:uniform --m 3000 --n 2000 --seed 3
+
+The solver flags given to batch apply to every instance; a manifest line's
+own flags override them.
+
+Output: one JSON line per instance, in the order they finish, to stdout or
+--output: the fields of gpump solve without the strategies, plus
+"instance" (the argument or the manifest line) and "index" (its position),
+or "status": "error" and "error" for an instance that failed. One failing
+instance never stops the others. A summary table goes to stderr at the end.
+With --resume the output file is appended to, and instances it already
+holds a result for (any status but error and canceled) are skipped.
+
+Exit status: 1 if any instance failed, else 3 if interrupted, else 2 if a
+limit stopped any solve, else 0.
+
+Examples:
+   gpump batch games/ --algo rm+ --eps 1e-5 -o results.jsonl
+   gpump batch 'games/*.npy' --jobs 2 --time-limit 1m -o results.jsonl --resume
+   gpump batch --manifest runs.txt --jobs 2`,
+		Flags:  flags,
+		Action: batchAction,
+	}
+}
+
+// instance is one line of work of a batch.
+type instance struct {
+	index int
+	name  string   // as reported: the argument or the manifest line
+	args  []string // solve arguments: flags, then the file if any
+	err   error    // found while listing
+}
+
+// batchLine is one line of batch output.
+type batchLine struct {
+	Instance string `json:"instance"`
+	Index    int    `json:"index"`
+	Status   string `json:"status"`
+	Error    string `json:"error,omitempty"`
+	*solveOutput
+}
+
+func batchAction(c *cli.Context) error {
+	log, err := newLogger(c, c.App.ErrWriter)
+	if err != nil {
+		return err
+	}
+	jobs := c.Int("jobs")
+	if jobs < 1 {
+		return fmt.Errorf("--jobs must be at least 1, got %d", jobs)
+	}
+	insts, err := listInstances(c.Args().Slice(), c.String("manifest"))
+	if err != nil {
+		return err
+	}
+	if len(insts) == 0 {
+		return errors.New("no instances: give files, directories, globs or --manifest FILE (see gpump batch --help)")
+	}
+	// Check the batch-wide flags once, so that a typo fails the batch
+	// rather than every instance.
+	if err := new(job).configure(c); err != nil {
+		return err
+	}
+
+	var done map[string]bool
+	out := c.App.Writer
+	if path := c.String("output"); path != "" {
+		flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+		if c.Bool("resume") {
+			if done, err = finishedInstances(path); err != nil {
+				return err
+			}
+			flags = os.O_WRONLY | os.O_CREATE | os.O_APPEND
+		}
+		f, err := os.OpenFile(path, flags, 0o644)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		out = f
+	} else if c.Bool("resume") {
+		return errors.New("--resume needs --output FILE")
+	}
+
+	threads := c.Int("threads")
+	if threads == 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	perJob := max(1, threads/jobs)
+
+	var (
+		mu      sync.Mutex
+		counts  = map[string]int{}
+		outErr  error
+		started = time.Now()
+	)
+	emit := func(l *batchLine) {
+		b, err := marshalLine(l)
+		if err != nil { // only NaN could do this, and gaps are never NaN
+			l = &batchLine{Instance: l.Instance, Index: l.Index, Status: "error", Error: err.Error()}
+			b, _ = marshalLine(l)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		counts[l.Status]++
+		// One Write per line: a crash leaves at most the last line cut,
+		// which --resume ignores.
+		if _, err := out.Write(b); err != nil && outErr == nil {
+			outErr = err
+		}
+	}
+
+	work := make(chan *instance)
+	var wg sync.WaitGroup
+	for range min(jobs, len(insts)) {
+		wg.Go(func() {
+			for in := range work {
+				emit(solveInstance(c.Context, c, in, perJob, log))
+			}
+		})
+	}
+	skipped := 0
+feed:
+	for _, in := range insts {
+		if done[in.name] {
+			skipped++
+			continue
+		}
+		select {
+		case work <- in:
+		case <-c.Context.Done():
+			break feed
+		}
+	}
+	close(work)
+	wg.Wait()
+	if outErr != nil {
+		return fmt.Errorf("writing the results: %w", outErr)
+	}
+
+	if !c.Bool("quiet") {
+		tw := tabwriter.NewWriter(c.App.ErrWriter, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "instances\tconverged\tlimit\tcanceled\tfailed\tskipped\tseconds\t")
+		limit := 0
+		for st, k := range counts {
+			if st != "converged" && st != "canceled" && st != "error" {
+				limit += k
+			}
+		}
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t%.1f\t\n", len(insts), counts["converged"], limit, counts["canceled"], counts["error"], skipped, time.Since(started).Seconds())
+		tw.Flush()
+	}
+	switch {
+	case counts["error"] > 0:
+		return exitStatus(exitError)
+	case counts["canceled"] > 0 || c.Context.Err() != nil:
+		return exitStatus(exitCanceled)
+	case len(insts) > counts["converged"]+skipped:
+		return exitStatus(exitLimit)
+	}
+	return nil
+}
+
+// marshalLine encodes l as one line of JSON, newline included, leaving
+// '<', '>' and '&' (in dtypes and messages) as they are.
+func marshalLine(l *batchLine) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(l)
+	return b.Bytes(), err
+}
+
+// solveInstance runs one instance; errors become error lines.
+func solveInstance(ctx context.Context, c *cli.Context, in *instance, threads int, log *slog.Logger) *batchLine {
+	line := &batchLine{Instance: in.name, Index: in.index}
+	fail := func(err error) *batchLine {
+		line.Status, line.Error = "error", err.Error()
+		log.Error("instance failed", "instance", in.name, "error", err)
+		return line
+	}
+	if in.err != nil {
+		return fail(in.err)
+	}
+	set := flag.NewFlagSet(in.name, flag.ContinueOnError)
+	set.SetOutput(io.Discard)
+	for _, f := range lineFlags() {
+		if err := f.Apply(set); err != nil {
+			return fail(err)
+		}
+	}
+	if err := set.Parse(in.args); err != nil {
+		return fail(fmt.Errorf("manifest flags: %w", err))
+	}
+	g := layered{line: set, batch: c}
+	j, err := newJob(g, set.Args())
+	if err != nil {
+		return fail(err)
+	}
+	if _, ok := g.lineValue("threads"); !ok {
+		j.threads = threads
+	}
+	out, _, err := j.run(ctx, nil, slog.New(slog.DiscardHandler))
+	if err != nil {
+		return fail(err)
+	}
+	line.Status, line.solveOutput = out.Status, out
+	log.Info("solved", "instance", in.name, "status", out.Status, "gap", out.Gap, "relative_gap", out.RelativeGap,
+		"iterations", out.Iterations, "seconds", round3(out.Seconds+out.LoadSeconds))
+	return line
+}
+
+// lineFlags are the flags a manifest line may give.
+func lineFlags() []cli.Flag {
+	f := append(inputFlags(), genFlags()...)
+	return append(f, solverFlags()...)
+}
+
+// layered reads a flag from a manifest line when the line sets it, else
+// from the batch command line.
+type layered struct {
+	line  *flag.FlagSet
+	batch flagGetter
+}
+
+var _ flagGetter = layered{}
+
+func (l layered) lineValue(name string) (any, bool) {
+	set := false
+	l.line.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	if !set {
+		return nil, false
+	}
+	return l.line.Lookup(name).Value.(flag.Getter).Get(), true
+}
+
+func (l layered) IsSet(name string) bool {
+	_, ok := l.lineValue(name)
+	return ok || l.batch.IsSet(name)
+}
+
+func (l layered) String(name string) string {
+	if v, ok := l.lineValue(name); ok {
+		return v.(string)
+	}
+	return l.batch.String(name)
+}
+
+func (l layered) Int(name string) int {
+	if v, ok := l.lineValue(name); ok {
+		return v.(int)
+	}
+	return l.batch.Int(name)
+}
+
+func (l layered) Uint64(name string) uint64 {
+	if v, ok := l.lineValue(name); ok {
+		return v.(uint64)
+	}
+	return l.batch.Uint64(name)
+}
+
+func (l layered) Float64(name string) float64 {
+	if v, ok := l.lineValue(name); ok {
+		return v.(float64)
+	}
+	return l.batch.Float64(name)
+}
+
+func (l layered) Bool(name string) bool {
+	if v, ok := l.lineValue(name); ok {
+		return v.(bool)
+	}
+	return l.batch.Bool(name)
+}
+
+func (l layered) Duration(name string) time.Duration {
+	if v, ok := l.lineValue(name); ok {
+		return v.(time.Duration)
+	}
+	return l.batch.Duration(name)
+}
+
+// listInstances expands the arguments and reads the manifest.
+func listInstances(args []string, manifest string) ([]*instance, error) {
+	var insts []*instance
+	add := func(name string, a []string, err error) {
+		insts = append(insts, &instance{index: len(insts), name: name, args: a, err: err})
+	}
+	for _, arg := range args {
+		fi, err := os.Stat(arg)
+		switch {
+		case err == nil && fi.IsDir():
+			entries, err := os.ReadDir(arg)
+			if err != nil {
+				return nil, err
+			}
+			n := 0
+			for _, e := range entries {
+				if _, ferr := datasets.FormatOf(e.Name()); ferr != nil || e.IsDir() {
+					continue
+				}
+				p := filepath.Join(arg, e.Name())
+				add(p, []string{"--", p}, nil)
+				n++
+			}
+			if n == 0 {
+				return nil, fmt.Errorf("%s: no payoff files (.npy, .npz, .csv, .tsv, .txt, .mtx) in this directory", arg)
+			}
+		case err == nil:
+			add(arg, []string{"--", arg}, nil)
+		case strings.ContainsAny(arg, "*?["):
+			matches, gerr := filepath.Glob(arg)
+			if gerr != nil {
+				return nil, fmt.Errorf("%s: %w", arg, gerr)
+			}
+			if len(matches) == 0 {
+				return nil, fmt.Errorf("%s: no file matches this pattern", arg)
+			}
+			slices.Sort(matches)
+			for _, p := range matches {
+				add(p, []string{"--", p}, nil)
+			}
+		default:
+			// A missing file is that instance's failure, not the batch's.
+			add(arg, []string{"--", arg}, err)
+		}
+	}
+	if manifest == "" {
+		return insts, nil
+	}
+	f, err := os.Open(manifest)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	dir := filepath.Dir(manifest)
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for ln := 1; sc.Scan(); ln++ {
+		text := strings.TrimSpace(sc.Text())
+		if text == "" || text[0] == '#' {
+			continue
+		}
+		words, err := splitWords(text)
+		if err != nil {
+			add(text, nil, fmt.Errorf("%s: line %d: %w", manifest, ln, err))
+			continue
+		}
+		first, rest := words[0], words[1:]
+		if spec, ok := strings.CutPrefix(first, "gen:"); ok {
+			add(text, append([]string{"--gen", spec}, rest...), nil)
+			continue
+		}
+		if !filepath.IsAbs(first) {
+			first = filepath.Join(dir, first)
+		}
+		add(text, append(rest, "--", first), nil)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", manifest, err)
+	}
+	return insts, nil
+}
+
+// splitWords splits a manifest line into words at spaces and tabs; single
+// or double quotes keep spaces inside a word.
+func splitWords(s string) ([]string, error) {
+	var words []string
+	var b strings.Builder
+	inWord := false
+	var quote rune
+	for _, r := range s {
+		switch {
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote != 0:
+			b.WriteRune(r)
+		case r == '\'' || r == '"':
+			quote, inWord = r, true
+		case r == ' ' || r == '\t':
+			if inWord {
+				words = append(words, b.String())
+				b.Reset()
+				inWord = false
+			}
+		default:
+			b.WriteRune(r)
+			inWord = true
+		}
+	}
+	if quote != 0 {
+		return nil, fmt.Errorf("unterminated %c quote", quote)
+	}
+	if inWord {
+		words = append(words, b.String())
+	}
+	return words, nil
+}
+
+// finishedInstances reads a batch output file and returns the instances it
+// holds a result for; error and canceled lines, and a last line cut short
+// by a crash, do not count.
+func finishedInstances(path string) (map[string]bool, error) {
+	done := map[string]bool{}
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return done, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 64<<20)
+	for sc.Scan() {
+		var l struct {
+			Instance string `json:"instance"`
+			Status   string `json:"status"`
+		}
+		if json.Unmarshal(sc.Bytes(), &l) != nil {
+			continue
+		}
+		if l.Status != "" && l.Status != "error" && l.Status != "canceled" {
+			done[l.Instance] = true
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return done, nil
+}

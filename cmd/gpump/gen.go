@@ -1,0 +1,116 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+	"gorgonia.org/tensor"
+
+	"github.com/gpump/gpump/datasets"
+)
+
+func genCommand() *cli.Command {
+	var help strings.Builder
+	for _, name := range datasets.GeneratorNames {
+		fmt.Fprintf(&help, "   %-11s %s\n", name, strings.ReplaceAll(datasets.GeneratorHelp(name), "\n", "\n               "))
+	}
+	flags := genFlags()[1:] // not --gen: the name is the argument
+	flags = append(flags,
+		&cli.StringFlag{Name: "precision", Value: "f64", Usage: "entry type: f64 or f32 (the float64 matrix rounded)"},
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "the file to write, atomically: .npy, .npz, .csv or .tsv"},
+		&cli.StringFlag{Name: "format", Usage: "npy, npz or csv", DefaultText: "from the extension"},
+		&cli.StringFlag{Name: "key", Usage: "member name in an .npz archive", DefaultText: "arr_0"},
+		&cli.BoolFlag{Name: "compress", Usage: "deflate an .npz archive (numpy.savez_compressed)"},
+		&cli.BoolFlag{Name: "big-endian", Usage: ".npy/.npz: write big-endian data"},
+		&cli.BoolFlag{Name: "fortran", Usage: ".npy/.npz: write column-major (Fortran-order) data"},
+		&cli.BoolFlag{Name: "header", Usage: ".csv: write a header row c0,c1,..."},
+		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no log line on stderr"},
+		&cli.StringFlag{Name: "log-format", Value: "text", Usage: "log lines on stderr: text or json"},
+	)
+	return &cli.Command{
+		Name:      "gen",
+		Usage:     "write a generated payoff matrix to a file",
+		ArgsUsage: "NAME[:key=value,...]",
+		Description: `Generators (random ones are seeded and reproducible, whatever the number
+of cores):
+
+` + help.String() + `
+Parameters come from the flags or after the name (police:n=400,layout=grid);
+a parameter that does not apply to the generator is an error. The same
+generators are available to solve and batch as --gen NAME.
+
+Examples:
+   gpump gen uniform --m 20000 --n 20000 --seed 7 -o uniform.npy
+   gpump gen police --n 400 --layout grid --theta 0.5 -o police.npz --compress
+   gpump gen nemirovski:n=1000,family=2,alpha=1 --precision f32 -o nem.npy
+   gpump gen cyclic --n 5 -o rps.csv --header`,
+		Flags:  flags,
+		Action: genAction,
+	}
+}
+
+func genAction(c *cli.Context) error {
+	log, err := newLogger(c, c.App.ErrWriter)
+	if err != nil {
+		return err
+	}
+	if c.NArg() != 1 {
+		return errors.New("give one generator name (see gpump gen --help)")
+	}
+	spec, err := genSpec(c, c.Args().First())
+	if err != nil {
+		return err
+	}
+	var dt tensor.Dtype
+	switch p := c.String("precision"); p {
+	case "f64":
+		dt = tensor.Float64
+	case "f32":
+		dt = tensor.Float32
+	default:
+		return fmt.Errorf("unknown precision %q (want f64 or f32)", p)
+	}
+	path := c.String("output")
+	opt := &datasets.WriteOptions{
+		Format: c.String("format"), Key: c.String("key"), Compress: c.Bool("compress"),
+		BigEndian: c.Bool("big-endian"), Fortran: c.Bool("fortran"), Header: c.Bool("header"),
+	}
+	format := opt.Format
+	if format == "" {
+		if format, err = datasets.FormatOf(path); err != nil {
+			return err
+		}
+	}
+	switch {
+	case format == "mtx":
+		return errors.New("gen writes .npy, .npz or .csv files; Matrix Market is read only")
+	case (opt.BigEndian || opt.Fortran) && format != "npy" && format != "npz":
+		return fmt.Errorf("--big-endian and --fortran apply to .npy and .npz files, not %s", format)
+	case opt.Header && format != "csv":
+		return fmt.Errorf("--header applies to .csv files, not %s", format)
+	case (opt.Key != "" || opt.Compress) && format != "npz":
+		return fmt.Errorf("--key and --compress apply to .npz files, not %s", format)
+	}
+	m, n := spec.M, spec.N
+	if m == 0 {
+		m = n
+	}
+	if err := checkMemory(m, n, int(dt.Size())); err != nil {
+		return err
+	}
+	a, err := datasets.Generate(dt, spec)
+	if err != nil {
+		return err
+	}
+	if err := datasets.Write(path, a, opt); err != nil {
+		return err
+	}
+	attrs := []any{"file", path, "generator", spec.String(), "m", a.Shape()[0], "n", a.Shape()[1], "precision", precisionName(dt)}
+	if v, ok := spec.Value(); ok {
+		attrs = append(attrs, "value", v)
+	}
+	log.Info("wrote matrix", attrs...)
+	return nil
+}

@@ -1,0 +1,282 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+	"gorgonia.org/tensor"
+
+	"github.com/gpump/gpump/datasets"
+	"github.com/gpump/gpump/solver"
+	"github.com/gpump/gpump/tensorops"
+)
+
+// inputFlags choose and read the payoff matrix; solve and batch share them.
+func inputFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "format", Usage: "format of the payoff file: npy, npz, csv or mtx", DefaultText: "from the extension"},
+		&cli.StringFlag{Name: "key", Usage: "member of an .npz archive to read", DefaultText: "its only member"},
+		&cli.BoolFlag{Name: "mmap", Usage: "memory-map a little-endian C-order float64/float32 .npy file read-only instead of reading it (for matrices near the size of RAM)"},
+		&cli.StringFlag{Name: "precision", Value: "auto", Usage: "storage of A: f64, f32, or auto (the file's type; f64 for generators, integer and text files)"},
+	}
+}
+
+// genFlags are the generator's parameters; their defaults are the
+// generator's (datasets.DefaultGenSpec).
+func genFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "gen", Usage: "generate the matrix: NAME or NAME:key=value,... with NAME one of " + strings.Join(datasets.GeneratorNames, ", ") + " (see gpump gen --help)"},
+		&cli.IntFlag{Name: "m", Usage: "rows of a generated matrix", DefaultText: "1000"},
+		&cli.IntFlag{Name: "n", Usage: "columns of a generated matrix (the size of a square one)", DefaultText: "1000"},
+		&cli.Uint64Flag{Name: "seed", Usage: "seed of a random generator", DefaultText: "1"},
+		&cli.Float64Flag{Name: "lo", Usage: "uniform: lower end of the range", DefaultText: "-1"},
+		&cli.Float64Flag{Name: "hi", Usage: "uniform: upper end of the range", DefaultText: "1"},
+		&cli.Float64Flag{Name: "sigma", Usage: "rankone: standard deviation of the noise", DefaultText: "the generator's"},
+		&cli.Float64Flag{Name: "theta", Usage: "police: decay of the catch probability with distance", DefaultText: "the generator's"},
+		&cli.StringFlag{Name: "layout", Usage: "police: houses on a line or a grid (n a perfect square)", DefaultText: "line"},
+		&cli.Float64Flag{Name: "alpha", Usage: "nemirovski: exponent", DefaultText: "the generator's"},
+		&cli.IntFlag{Name: "family", Usage: "nemirovski: family 1 or 2", DefaultText: "the generator's"},
+	}
+}
+
+// genKeys maps generator flags to datasets.ParseGenSpec keys.
+var genKeys = []string{"m", "n", "seed", "lo", "hi", "sigma", "theta", "layout", "alpha", "family"}
+
+// solverFlags configure the method and its stopping; solve and batch share
+// them.
+func solverFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "algo", Value: solver.DefaultMethodName, Usage: "method: " + strings.Join(solver.MethodNames, ", ")},
+		&cli.Float64Flag{Name: "c", Usage: "constant c of the ga-bounded and ga-stochastic rules", DefaultText: "1 for ga-bounded, 5 for ga-stochastic"},
+		&cli.Float64Flag{Name: "eta", Usage: "step of the constant rule and of omwu, gamma0 of adaprox", DefaultText: "1/max|A_ij|; D/G0 for adaprox"},
+		&cli.Float64Flag{Name: "g0", Usage: "G0 of the universal rules: the first step is D/G0", DefaultText: "max|A_ij|"},
+		&cli.Float64Flag{Name: "diameter", Usage: "D of the step rules, with D^2 = sup R - inf R", DefaultText: "sqrt(log m + log n) in the entropic setup"},
+		&cli.StringFlag{Name: "averaging", Value: "auto", Usage: "mirror-prox averaging: auto (the rule's choice), uniform or step"},
+		&cli.StringFlag{Name: "setup", Value: "entropic", Usage: "geometry of both players: entropic or euclidean"},
+		&cli.Float64Flag{Name: "eps", Value: 1e-4, Usage: "target relative gap, gap / max|A_ij| (0: none)"},
+		&cli.Float64Flag{Name: "abs-eps", Usage: "target absolute gap", DefaultText: "none"},
+		&cli.IntFlag{Name: "max-iter", Value: 100000, Usage: "iteration limit (0: none)"},
+		&cli.IntFlag{Name: "max-evals", Usage: "operator evaluation limit", DefaultText: "none"},
+		&cli.DurationFlag{Name: "time-limit", Usage: "wall-time limit of the iterations, e.g. 30s", DefaultText: "none"},
+		&cli.IntFlag{Name: "threads", Usage: "CPU worker threads", DefaultText: "all cores"},
+	}
+}
+
+// flagGetter is what a job needs from parsed flags: *cli.Context.
+type flagGetter interface {
+	String(name string) string
+	Int(name string) int
+	Uint64(name string) uint64
+	Float64(name string) float64
+	Bool(name string) bool
+	Duration(name string) time.Duration
+	IsSet(name string) bool
+}
+
+var _ flagGetter = (*cli.Context)(nil)
+
+// job is one solve: its input and every setting, checked.
+type job struct {
+	path    string            // payoff file, or "" for a generator
+	gen     *datasets.GenSpec // generator, or nil for a file
+	read    datasets.ReadOptions
+	mmap    bool
+	method  solver.Method
+	setup   tensorops.Setup
+	s       solver.Settings // without Backend and Recorder
+	threads int
+}
+
+// newJob checks the flags and the positional arguments of a solve.
+func newJob(c flagGetter, args []string) (*job, error) {
+	j := &job{}
+	if err := j.configure(c); err != nil {
+		return nil, err
+	}
+	if err := j.input(c, args); err != nil {
+		return nil, err
+	}
+	return j, nil
+}
+
+// configure checks and sets the method, the solver settings, the threads
+// and the precision.
+func (j *job) configure(c flagGetter) error {
+	var err error
+	j.method, err = solver.NewMethod(c.String("algo"), solver.Params{C: c.Float64("c"), Eta: c.Float64("eta")})
+	if err != nil {
+		return err
+	}
+	if algo := j.method.Name(); c.IsSet("c") && algo != "ga-bounded" && algo != "ga-stochastic" {
+		return fmt.Errorf("--c applies to ga-bounded and ga-stochastic, not %s", algo)
+	}
+	if algo := j.method.Name(); c.IsSet("eta") && algo != "constant" && algo != "omwu" && algo != "adaprox" {
+		return fmt.Errorf("--eta applies to constant, omwu and adaprox, not %s", algo)
+	}
+	avg, err := solver.ParseAveraging(c.String("averaging"))
+	if err != nil {
+		return err
+	}
+	switch c.String("setup") {
+	case "entropic":
+		j.setup = tensorops.Entropic
+	case "euclidean":
+		j.setup = tensorops.Euclidean
+	default:
+		return fmt.Errorf("unknown setup %q (want entropic or euclidean)", c.String("setup"))
+	}
+	for _, name := range []string{"c", "eta", "g0", "diameter", "eps", "abs-eps"} {
+		if v := c.Float64(name); !(v >= 0) || v > 1e300 {
+			return fmt.Errorf("--%s must be a finite number >= 0, got %v", name, v)
+		}
+	}
+	for _, name := range []string{"max-iter", "max-evals", "threads"} {
+		if c.Int(name) < 0 {
+			return fmt.Errorf("--%s must be >= 0, got %d", name, c.Int(name))
+		}
+	}
+	if c.Int("threads") > maxThreads {
+		return fmt.Errorf("--threads must be at most %d, got %d", maxThreads, c.Int("threads"))
+	}
+	if c.Duration("time-limit") < 0 {
+		return fmt.Errorf("--time-limit must be >= 0, got %v", c.Duration("time-limit"))
+	}
+	j.threads = c.Int("threads")
+	if j.threads == 0 {
+		j.threads = runtime.GOMAXPROCS(0)
+	}
+	j.s = solver.Settings{
+		RelGap:         c.Float64("eps"),
+		AbsGap:         c.Float64("abs-eps"),
+		MaxIterations:  c.Int("max-iter"),
+		MaxEvaluations: c.Int("max-evals"),
+		TimeLimit:      c.Duration("time-limit"),
+		G0:             c.Float64("g0"),
+		Diameter:       c.Float64("diameter"),
+		Averaging:      avg,
+	}
+
+	switch p := c.String("precision"); p {
+	case "auto":
+	case "f64":
+		j.read.DType = tensor.Float64
+	case "f32":
+		j.read.DType = tensor.Float32
+	default:
+		return fmt.Errorf("unknown precision %q (want auto, f64 or f32)", p)
+	}
+	return nil
+}
+
+// input checks and sets the payoff matrix's source: a file or --gen.
+func (j *job) input(c flagGetter, args []string) error {
+	gen := c.String("gen")
+	switch {
+	case gen != "" && len(args) > 0:
+		return errors.New("give a payoff file or --gen, not both")
+	case gen == "" && len(args) == 0:
+		return errors.New("no payoff matrix: give a file (.npy, .npz, .csv, .mtx) or --gen NAME (see gpump solve --help)")
+	case len(args) > 1:
+		return fmt.Errorf("one payoff file expected, got %d arguments", len(args))
+	}
+	if gen == "" {
+		for _, k := range genKeys {
+			if c.IsSet(k) {
+				return fmt.Errorf("--%s applies to a generated matrix (--gen), not to a file", k)
+			}
+		}
+		j.path = args[0]
+		fi, statErr := os.Stat(j.path)
+		if statErr == nil && fi.IsDir() {
+			return fmt.Errorf("%s is a directory, not a payoff file", j.path)
+		}
+		j.read.Format = c.String("format")
+		j.read.Key = c.String("key")
+		j.mmap = c.Bool("mmap")
+		format, err := inputFormat(j.path, j.read.Format)
+		if err != nil {
+			return err
+		}
+		if j.read.Key != "" && format != "npz" {
+			return fmt.Errorf("--key applies to .npz archives, not to %s files", format)
+		}
+		if j.mmap && format != "npy" {
+			return fmt.Errorf("--mmap applies to .npy files, not to %s files", format)
+		}
+		if j.mmap && j.read.DType.Type != nil {
+			return errors.New("--mmap uses the file's own type: leave --precision at auto")
+		}
+		var pe *fs.PathError
+		if errors.As(statErr, &pe) {
+			return fmt.Errorf("%s: %w", j.path, pe.Err)
+		}
+		return statErr
+	}
+	for _, name := range []string{"format", "key", "mmap"} {
+		if c.IsSet(name) {
+			return fmt.Errorf("--%s applies to a payoff file, not to --gen", name)
+		}
+	}
+	spec, err := genSpec(c, gen)
+	if err != nil {
+		return err
+	}
+	j.gen = &spec
+	return nil
+}
+
+// genSpec returns the generator spec of --gen NAME[:params] with the
+// generator flags that are set applied over it.
+func genSpec(c flagGetter, gen string) (datasets.GenSpec, error) {
+	var kv []string
+	for _, k := range genKeys {
+		if !c.IsSet(k) {
+			continue
+		}
+		var v string
+		switch k {
+		case "m", "n", "family":
+			v = strconv.Itoa(c.Int(k))
+		case "seed":
+			v = strconv.FormatUint(c.Uint64(k), 10)
+		case "layout":
+			v = c.String(k)
+		default:
+			v = strconv.FormatFloat(c.Float64(k), 'g', -1, 64)
+		}
+		kv = append(kv, k+"="+v)
+	}
+	spec := gen
+	if len(kv) > 0 {
+		sep := ":"
+		if strings.Contains(gen, ":") {
+			sep = ","
+		}
+		spec += sep + strings.Join(kv, ",")
+	}
+	s, err := datasets.ParseGenSpec(spec)
+	if err != nil {
+		return datasets.GenSpec{}, err
+	}
+	return s, nil
+}
+
+// inputFormat is the format of a payoff file: --format, or its extension.
+func inputFormat(path, format string) (string, error) {
+	if format == "" {
+		return datasets.FormatOf(path)
+	}
+	for _, f := range datasets.Formats {
+		if f == format {
+			return f, nil
+		}
+	}
+	return "", fmt.Errorf("unknown --format %q (want %s)", format, strings.Join(datasets.Formats, ", "))
+}

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/gpump/gpump/solver"
+)
+
+// plotStep is the smallest ratio between the evaluation counts of two kept
+// points: a plot of a million iterations keeps a few thousand points,
+// evenly spread on its logarithmic axis, whatever the run's length.
+const plotStep = 1.002
+
+// plotRecorder keeps log-spaced points of the gaps against operator
+// evaluations and draws them on log-log axes.
+type plotRecorder struct {
+	path          string
+	method        string
+	best, avg, lt plotter.XYs
+	lastEvals     float64
+	final         solver.Record
+}
+
+var _ solver.Recorder = (*plotRecorder)(nil)
+
+// newPlot checks the plot's file name: its extension chooses the format.
+func newPlot(path string) (*plotRecorder, error) {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".png", ".svg":
+	default:
+		return nil, fmt.Errorf("--plot draws a .png or .svg file, not %q", path)
+	}
+	return &plotRecorder{path: path}, nil
+}
+
+// Init implements solver.Recorder.
+func (p *plotRecorder) Init(info *solver.Info) error {
+	p.method = info.Method
+	return nil
+}
+
+// Record implements solver.Recorder.
+func (p *plotRecorder) Record(r *solver.Record) error {
+	p.final = *r
+	e := float64(max(r.Evaluations, 1))
+	if len(p.best) > 0 && e < p.lastEvals*plotStep {
+		return nil
+	}
+	p.lastEvals = e
+	p.add(r, e)
+	return nil
+}
+
+func (p *plotRecorder) add(r *solver.Record, e float64) {
+	pos := func(x float64) bool { return x > 0 && !math.IsInf(x, 0) }
+	if pos(r.Gap) {
+		p.best = append(p.best, plotter.XY{X: e, Y: r.Gap})
+	}
+	if pos(r.GapAverage) {
+		p.avg = append(p.avg, plotter.XY{X: e, Y: r.GapAverage})
+	}
+	if pos(r.GapLast) {
+		p.lt = append(p.lt, plotter.XY{X: e, Y: r.GapLast})
+	}
+}
+
+// save draws the plot and writes it atomically.
+func (p *plotRecorder) save(title string) error {
+	if e := float64(max(p.final.Evaluations, 1)); e != p.lastEvals {
+		p.add(&p.final, e)
+	}
+	pl := plot.New()
+	pl.Title.Text = fmt.Sprintf("%s on %s", p.method, title)
+	pl.X.Label.Text = "operator evaluations"
+	pl.Y.Label.Text = "duality gap"
+	pl.X.Scale, pl.Y.Scale = plot.LogScale{}, plot.LogScale{}
+	pl.X.Tick.Marker, pl.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
+	pl.Add(plotter.NewGrid())
+	// Gaps fall from the top left: the bottom left corner is free.
+	pl.Legend.Left = true
+	lines := []struct {
+		name  string
+		xys   plotter.XYs
+		color color.RGBA
+		dash  []vg.Length
+		width vg.Length
+	}{
+		{"last iterate", p.lt, color.RGBA{R: 150, G: 150, B: 150, A: 255}, nil, 1},
+		{"best certified", p.best, color.RGBA{R: 20, G: 80, B: 200, A: 255}, nil, 2.5},
+		// Dashed over the best: where they coincide both stay visible.
+		{"average", p.avg, color.RGBA{R: 230, G: 120, B: 20, A: 255}, []vg.Length{vg.Points(4), vg.Points(3)}, 1.2},
+	}
+	drawn := 0
+	for _, l := range lines {
+		if len(l.xys) == 0 {
+			continue
+		}
+		line, err := plotter.NewLine(l.xys)
+		if err != nil {
+			return fmt.Errorf("plot: %w", err)
+		}
+		line.Color, line.Dashes, line.Width = l.color, l.dash, vg.Points(float64(l.width))
+		pl.Add(line)
+		pl.Legend.Add(l.name, line)
+		drawn++
+	}
+	if drawn == 0 {
+		// A game solved at its start point has no positive gap to draw on
+		// a logarithmic axis: say so rather than fail.
+		pl.Title.Text += " (gap 0 at the start)"
+		pl.X.Scale, pl.Y.Scale = plot.LinearScale{}, plot.LinearScale{}
+		pl.X.Tick.Marker, pl.Y.Tick.Marker = plot.DefaultTicks{}, plot.DefaultTicks{}
+		pl.X.Min, pl.X.Max, pl.Y.Min, pl.Y.Max = 0, 1, 0, 1
+	}
+	w, err := pl.WriterTo(7*vg.Inch, 4.5*vg.Inch, strings.TrimPrefix(strings.ToLower(filepath.Ext(p.path)), "."))
+	if err != nil {
+		return fmt.Errorf("plot: %w", err)
+	}
+	f, err := os.CreateTemp(filepath.Dir(p.path), "."+filepath.Base(p.path)+".*")
+	if err != nil {
+		return fmt.Errorf("plot: %w", err)
+	}
+	_, err = w.WriteTo(f)
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), p.path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("plot: %w", err)
+	}
+	return nil
+}

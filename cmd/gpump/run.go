@@ -1,0 +1,169 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"math"
+	"strings"
+	"time"
+
+	"gorgonia.org/tensor"
+
+	"github.com/gpump/gpump/datasets"
+	"github.com/gpump/gpump/solver"
+	"github.com/gpump/gpump/tensorops"
+)
+
+// maxThreads bounds --threads: more workers than this only add overhead.
+const maxThreads = 1024
+
+// f32Rounding bounds |x − fl32(x)| / max |fl32(A)|: 2⁻²⁴ relative rounding,
+// with max |A| itself possibly rounded down by that much.
+const f32Rounding = 0x1p-24 * (1 + 0x1p-24)
+
+// loaded is a payoff matrix ready to solve.
+type loaded struct {
+	a      *tensor.Dense
+	source string // the file, or the generator spec
+	format string // the file's format, "" for a generator
+	// rounding is f32Rounding when float32 storage rounded a matrix
+	// defined in float64 (a float64, wide-integer or text file, or a
+	// generator, whose float32 matrix is its float64 one rounded), else 0.
+	rounding float64
+	known    *float64 // the game's value, when the generator knows it
+	release  func() error
+}
+
+// load reads or generates the job's matrix.
+func (j *job) load() (*loaded, error) {
+	if j.gen != nil {
+		return j.generate()
+	}
+	format, err := inputFormat(j.path, j.read.Format)
+	if err != nil {
+		return nil, err
+	}
+	l := &loaded{source: j.path, format: format, release: func() error { return nil }}
+	dt := j.read.DType
+	if dt == tensor.Float32 {
+		l.rounding = f32Rounding // unless the file is known to be exact below
+	}
+	if format == "npy" {
+		info, err := datasets.StatNPY(j.path)
+		if err != nil {
+			return nil, err
+		}
+		size := 8
+		if dt == tensor.Float32 || dt.Type == nil && strings.HasSuffix(info.Descr, "f4") {
+			size = 4
+		}
+		if !j.mmap {
+			if err := checkMemory(info.Rows, info.Cols, size); err != nil {
+				return nil, fmt.Errorf("%s: %w", j.path, err)
+			}
+		}
+		if info.Exact32 {
+			l.rounding = 0
+		}
+	}
+	if j.mmap {
+		mp, err := datasets.MapNPY(j.path)
+		if err != nil {
+			return nil, err
+		}
+		l.a, l.release = mp.Dense(), mp.Close
+		return l, nil
+	}
+	opt := j.read
+	opt.Format = format
+	if l.a, err = datasets.Read(j.path, &opt); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// generate builds the job's generated matrix.
+func (j *job) generate() (*loaded, error) {
+	dt := j.read.DType
+	l := &loaded{source: j.gen.String(), release: func() error { return nil }}
+	size := 8
+	if dt == tensor.Float32 {
+		size, l.rounding = 4, f32Rounding
+	} else {
+		dt = tensor.Float64
+	}
+	m, n := j.gen.M, j.gen.N
+	if m == 0 {
+		m = n
+	}
+	if err := checkMemory(m, n, size); err != nil {
+		return nil, err
+	}
+	var err error
+	if l.a, err = datasets.Generate(dt, *j.gen); err != nil {
+		return nil, err
+	}
+	if v, ok := j.gen.Value(); ok {
+		l.known = &v
+	}
+	return l, nil
+}
+
+// run loads the job's matrix and solves the game, reporting to rec (which
+// may be nil) and log. A solve stopped by ctx returns its best point with
+// status canceled, not an error.
+func (j *job) run(ctx context.Context, rec solver.Recorder, log *slog.Logger) (*solveOutput, *solver.Result, error) {
+	t0 := time.Now()
+	l, err := j.load()
+	if err != nil {
+		return nil, nil, err
+	}
+	defer l.release()
+	load := time.Since(t0)
+	m, n := l.a.Shape()[0], l.a.Shape()[1]
+	bytes := float64(m) * float64(n) * float64(l.a.Dtype().Size())
+	log.Info("loaded matrix", "source", l.source, "m", m, "n", n, "precision", precisionName(l.a.Dtype()),
+		"seconds", round3(load.Seconds()), "MB/s", round3(bytes/1e6/load.Seconds()))
+
+	game, err := solver.NewMatrixGame(l.a)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := game.SetSetups(j.setup, j.setup); err != nil {
+		return nil, nil, err
+	}
+	cpu := tensorops.NewCPU(j.threads)
+	defer cpu.Close()
+	s := j.s
+	s.Backend = cpu
+	s.Recorder = rec
+	log.Info("solving", "algorithm", j.method.Name(), "threads", j.threads, "kernels", cpu.Kernels(), "target_relative_gap", s.RelGap)
+	res, err := solver.Solve(ctx, game, &s, j.method)
+	if err != nil {
+		return nil, nil, err
+	}
+	log.Info("finished", "status", res.Status.String(), "gap", res.Gap, "relative_gap", res.RelGap,
+		"iterations", res.Iterations, "seconds", round3(res.Runtime.Seconds()))
+	out := &solveOutput{
+		Status: res.Status.String(), Gap: res.Gap, RelativeGap: res.RelGap,
+		ValueLower: res.ValueLower, ValueUpper: res.ValueUpper, KnownValue: l.known,
+		Point: res.Point.String(), ColumnPoint: res.ColumnPoint.String(),
+		Iterations: res.Iterations, OperatorEvaluations: res.Evaluations, MatrixPasses: res.MatrixPasses,
+		Rejections: res.Rejections, Step: res.Step,
+		Seconds: res.Runtime.Seconds(), LoadSeconds: load.Seconds(),
+		Algorithm: res.Method, Source: l.source, Format: l.format, M: m, N: n,
+		Precision: precisionName(l.a.Dtype()), MaxAbsEntry: game.MaxAbs(), TargetRelativeGap: s.RelGap,
+		Threads: j.threads, Kernels: cpu.Kernels(),
+		RoundingBound: l.rounding * game.MaxAbs(),
+	}
+	return out, res, nil
+}
+
+// round3 keeps three decimals, for log lines.
+func round3(x float64) float64 {
+	if math.IsInf(x, 0) || math.IsNaN(x) || math.Abs(x) > 1e15 {
+		return x
+	}
+	return float64(int64(x*1000+0.5)) / 1000
+}

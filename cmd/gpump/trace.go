@@ -1,0 +1,126 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/gpump/gpump/solver"
+)
+
+// traceHeader names the columns of a --trace file. gap, relative_gap and
+// the value bracket are those of the best certified point so far;
+// gap_average and gap_last those of this iteration's average and last
+// iterate (empty when not certified).
+const traceHeader = "iteration,evaluations,matrix_passes,step,gap,relative_gap,gap_average,gap_last,value_lower,value_upper,seconds\n"
+
+// traceRecorder writes every K-th iteration, and the last, as a CSV row.
+// The file appears complete or not at all: rows go to a temporary file in
+// the same directory, renamed over the path by finish.
+type traceRecorder struct {
+	path  string
+	every int
+	f     *os.File
+	w     *bufio.Writer
+	buf   []byte
+	last  solver.Record
+	have  bool // last holds a record not yet written
+	rows  int
+	err   error
+}
+
+var _ solver.Recorder = (*traceRecorder)(nil)
+
+// newTrace creates the temporary file of a trace to path.
+func newTrace(path string, every int) (*traceRecorder, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return nil, fmt.Errorf("trace: %w", err)
+	}
+	t := &traceRecorder{path: path, every: every, f: f, w: bufio.NewWriterSize(f, 64<<10), buf: make([]byte, 0, 256)}
+	t.w.WriteString(traceHeader)
+	return t, nil
+}
+
+// Init implements solver.Recorder.
+func (t *traceRecorder) Init(*solver.Info) error { return nil }
+
+// Record implements solver.Recorder.
+func (t *traceRecorder) Record(r *solver.Record) error {
+	if r.Iteration%t.every == 0 {
+		t.write(r)
+		t.have = false
+		return t.err
+	}
+	t.last, t.have = *r, true
+	return nil
+}
+
+func (t *traceRecorder) write(r *solver.Record) {
+	f := func(b []byte, x float64) []byte {
+		if x-x != 0 { // not certified (±Inf) or NaN: an empty field
+			return append(b, ',')
+		}
+		return append(strconv.AppendFloat(b, x, 'g', -1, 64), ',')
+	}
+	b := t.buf[:0]
+	b = strconv.AppendInt(b, int64(r.Iteration), 10)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, int64(r.Evaluations), 10)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, int64(r.MatrixPasses), 10)
+	b = append(b, ',')
+	b = f(b, r.Step)
+	b = f(b, r.Gap)
+	b = f(b, r.RelGap)
+	b = f(b, r.GapAverage)
+	b = f(b, r.GapLast)
+	b = f(b, r.ValueLower)
+	b = f(b, r.ValueUpper)
+	b = strconv.AppendFloat(b, r.Elapsed.Seconds(), 'f', 6, 64)
+	b = append(b, '\n')
+	t.buf = b
+	if _, err := t.w.Write(b); err != nil && t.err == nil {
+		t.err = fmt.Errorf("trace: %w", err)
+	}
+	t.rows++
+}
+
+// finish writes the last iteration if it was skipped, then moves the file
+// into place.
+func (t *traceRecorder) finish() error {
+	if t.have {
+		t.write(&t.last)
+		t.have = false
+	}
+	err := t.err
+	if ferr := t.w.Flush(); err == nil && ferr != nil {
+		err = ferr
+	}
+	if err == nil {
+		err = t.f.Chmod(0o644)
+	}
+	if cerr := t.f.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(t.f.Name(), t.path)
+	}
+	if err != nil {
+		os.Remove(t.f.Name())
+		return fmt.Errorf("trace: %w", err)
+	}
+	t.f = nil
+	return nil
+}
+
+// abort removes the temporary file of a trace that was not finished.
+func (t *traceRecorder) abort() {
+	if t.f != nil {
+		t.f.Close()
+		os.Remove(t.f.Name())
+		t.f = nil
+	}
+}
