@@ -2,11 +2,8 @@ package datasets
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"unsafe"
 
@@ -55,7 +52,9 @@ func WriteNPY(path string, t *tensor.Dense) error {
 // The file is written atomically: the data goes to a temporary file in
 // the same directory, which is synced to disk and then renamed to path, so
 // that path holds either its old content or the complete new file. The
-// new file has mode 0644.
+// new file has mode 0644. A symbolic link is followed (its target is
+// replaced, the link kept), and a path that is a device or a pipe
+// (/dev/stdout, a FIFO) is written in place.
 //
 // t must be a non-empty 2-D tensor of dtype tensor.Float64 or
 // tensor.Float32; its entries are written as they are, NaN and infinities
@@ -64,53 +63,7 @@ func WriteNPYOptions(path string, t *tensor.Dense, o *WriteOptions) error {
 	if err := checkMatrix(t); err != nil {
 		return err
 	}
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp*")
-	if err != nil {
-		return fmt.Errorf("datasets: %w", err)
-	}
-	tmp := f.Name()
-	err = writeTemp(f, t, o)
-	if cerr := f.Close(); err == nil && cerr != nil {
-		err = fmt.Errorf("datasets: %w", cerr)
-	}
-	if err == nil {
-		if rerr := os.Rename(tmp, path); rerr != nil {
-			err = fmt.Errorf("datasets: %w", rerr)
-		}
-	}
-	if err != nil {
-		os.Remove(tmp)
-		var de *dataError
-		if errors.As(err, &de) {
-			de.file = path
-		}
-		return err
-	}
-	// Make the rename durable. Not all systems can sync a directory, so
-	// failures are ignored.
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
-}
-
-// writeTemp writes t to the temporary file f and syncs it.
-func writeTemp(f *os.File, t *tensor.Dense, o *WriteOptions) error {
-	if err := encodeNPY(f, t, o); err != nil {
-		return err
-	}
-	if err := f.Chmod(0o644); err != nil {
-		return fmt.Errorf("datasets: %w", err)
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("datasets: %w", err)
-	}
-	return nil
+	return writeFileAtomic(path, func(w io.Writer) error { return encodeNPY(w, t, o) })
 }
 
 // EncodeNPY writes the matrix t to w in .npy format 1.0, little-endian

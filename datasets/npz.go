@@ -324,7 +324,8 @@ type Array struct {
 //
 // The file is written atomically, like WriteNPYOptions: to a temporary
 // file in the same directory, synced, then renamed to path; the new file
-// has mode 0644.
+// has mode 0644. A symbolic link is followed, and a device or a pipe is
+// written in place.
 //
 // No arrays, an empty or duplicate name, or a name with '/' or '\\' give
 // an error; a nil, empty, not 1-D or 2-D, or not Float64 or Float32 array
@@ -335,28 +336,49 @@ func WriteNPZ(path string, arrays []Array, o *WriteOptions) error {
 	if o != nil {
 		opt = *o
 	}
+	if err := checkArrays(arrays); err != nil {
+		err.file = path
+		return err
+	}
+	return writeFileAtomic(path, func(w io.Writer) error { return encodeNPZ(w, arrays, opt) })
+}
+
+// EncodeNPZ writes arrays to w as an .npz archive, as WriteNPZ writes
+// files; w need not be seekable.
+func EncodeNPZ(w io.Writer, arrays []Array, o *WriteOptions) error {
+	var opt WriteOptions
+	if o != nil {
+		opt = *o
+	}
+	if err := checkArrays(arrays); err != nil {
+		return err
+	}
+	return encodeNPZ(w, arrays, opt)
+}
+
+// checkArrays checks the names and the arrays to write to an archive.
+func checkArrays(arrays []Array) *dataError {
 	if len(arrays) == 0 {
-		return &dataError{file: path, msg: "no arrays to write", off: -1}
+		return &dataError{msg: "no arrays to write", off: -1}
 	}
 	seen := make(map[string]bool, len(arrays))
 	for k, a := range arrays {
 		name := strings.TrimSuffix(a.Name, ".npy")
 		switch {
 		case name == "":
-			return &dataError{file: path, msg: fmt.Sprintf("array %d has an empty name", k), off: -1}
+			return &dataError{msg: fmt.Sprintf("array %d has an empty name", k), off: -1}
 		case strings.ContainsAny(name, `/\`):
-			return &dataError{file: path, msg: fmt.Sprintf("array name %q holds a path separator", clip(name)), off: -1}
+			return &dataError{msg: fmt.Sprintf("array name %q holds a path separator", clip(name)), off: -1}
 		case seen[name]:
-			return &dataError{file: path, msg: fmt.Sprintf("duplicate array name %q", clip(name)), off: -1}
+			return &dataError{msg: fmt.Sprintf("duplicate array name %q", clip(name)), off: -1}
 		}
 		seen[name] = true
 		if err := checkArray(a.T); err != nil {
-			err.file = path
 			err.msg = fmt.Sprintf("array %q: %s", clip(name), err.msg)
 			return err
 		}
 	}
-	return writeFileAtomic(path, func(w io.Writer) error { return encodeNPZ(w, arrays, opt) })
+	return nil
 }
 
 // encodeNPZ writes the checked arrays to w as an .npz archive.
@@ -564,13 +586,52 @@ func writeNPYVector[T float](w io.Writer, t *tensor.Dense, bigEndian bool) error
 	return nil
 }
 
-// writeFileAtomic creates the file at path with the content that write
-// writes, atomically, as WriteNPYOptions does: write writes to a
-// temporary file in the same directory, which is given mode 0644, synced
-// and renamed to path; the directory is then synced. On error the
-// temporary file is removed, path is left as it was, and a *dataError
-// gets the file name.
+// followLinks returns the file a chain of symbolic links at path points to,
+// which need not exist yet, or path itself.
+func followLinks(path string) string {
+	for range 40 { // the limit of Linux's own resolution
+		fi, err := os.Lstat(path)
+		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			return path
+		}
+		t, err := os.Readlink(path)
+		if err != nil {
+			return path
+		}
+		if !filepath.IsAbs(t) {
+			t = filepath.Join(filepath.Dir(path), t)
+		}
+		path = t
+	}
+	return path
+}
+
+// writeFileAtomic writes a file through write: to a temporary file in the
+// same directory, synced and then renamed over path, so that path holds
+// either its old content or the complete new file, with mode 0644. A
+// symbolic link is followed, so that its target is replaced and the link
+// kept; a path that is a device, a pipe or a socket (/dev/stdout, a FIFO)
+// is written in place, since renaming over it would replace it.
 func writeFileAtomic(path string, write func(w io.Writer) error) error {
+	path = followLinks(path)
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		if fi.IsDir() {
+			return &dataError{file: path, msg: "is a directory", off: -1}
+		}
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return fmt.Errorf("datasets: %w", err)
+		}
+		err = write(f)
+		if cerr := f.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("datasets: %w", cerr)
+		}
+		var de *dataError
+		if errors.As(err, &de) && de.file == "" {
+			de.file = path
+		}
+		return err
+	}
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
