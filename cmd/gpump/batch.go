@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -114,11 +115,11 @@ func batchAction(c *cli.Context) error {
 	}
 	// Check the batch-wide flags once, so that a typo fails the batch
 	// rather than every instance.
-	if err := new(job).configure(c); err != nil {
+	if err := new(job).configure(lenient{c}); err != nil {
 		return err
 	}
 
-	var done map[string]bool
+	var done map[string]int
 	out := c.App.Writer
 	if path := c.String("output"); path != "" {
 		flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
@@ -137,12 +138,6 @@ func batchAction(c *cli.Context) error {
 	} else if c.Bool("resume") {
 		return errors.New("--resume needs --output FILE")
 	}
-
-	threads := c.Int("threads")
-	if threads == 0 {
-		threads = runtime.GOMAXPROCS(0)
-	}
-	perJob := max(1, threads/jobs)
 
 	var (
 		mu      sync.Mutex
@@ -166,27 +161,39 @@ func batchAction(c *cli.Context) error {
 		}
 	}
 
+	// The threads are dealt to the workers, at least one each.
+	threads := c.Int("threads")
+	if threads == 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	workers := min(jobs, len(insts))
 	work := make(chan *instance)
 	var wg sync.WaitGroup
-	for range min(jobs, len(insts)) {
+	for w := range workers {
+		own := max(1, threads/workers+btoi(w < threads%workers))
 		wg.Go(func() {
 			for in := range work {
-				emit(solveInstance(c.Context, c, in, perJob, log))
+				emit(solveInstance(c.Context, c, in, own, log))
+				// The next matrix may be as large as this one: give the
+				// memory back before reading it, or two would be held.
+				debug.FreeOSMemory()
 			}
 		})
 	}
-	skipped := 0
-feed:
-	for _, in := range insts {
-		if done[in.name] {
+	skipped, notRun := 0, 0
+	for k, in := range insts {
+		if done[in.name] > 0 {
+			done[in.name]-- // identical instances: skip as many as are done
 			skipped++
 			continue
 		}
 		select {
 		case work <- in:
+			continue
 		case <-c.Context.Done():
-			break feed
 		}
+		notRun = len(insts) - k
+		break
 	}
 	close(work)
 	wg.Wait()
@@ -196,20 +203,20 @@ feed:
 
 	if !c.Bool("quiet") {
 		tw := tabwriter.NewWriter(c.App.ErrWriter, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "instances\tconverged\tlimit\tcanceled\tfailed\tskipped\tseconds\t")
+		fmt.Fprintln(tw, "instances\tconverged\tlimit\tcanceled\tfailed\tskipped\tnot run\tseconds\t")
 		limit := 0
 		for st, k := range counts {
 			if st != "converged" && st != "canceled" && st != "error" {
 				limit += k
 			}
 		}
-		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t%.1f\t\n", len(insts), counts["converged"], limit, counts["canceled"], counts["error"], skipped, time.Since(started).Seconds())
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.1f\t\n", len(insts), counts["converged"], limit, counts["canceled"], counts["error"], skipped, notRun, time.Since(started).Seconds())
 		tw.Flush()
 	}
 	switch {
 	case counts["error"] > 0:
 		return exitStatus(exitError)
-	case counts["canceled"] > 0 || c.Context.Err() != nil:
+	case counts["canceled"] > 0 || notRun > 0 || c.Context.Err() != nil:
 		return exitStatus(exitCanceled)
 	case len(insts) > counts["converged"]+skipped:
 		return exitStatus(exitLimit)
@@ -249,7 +256,13 @@ func solveInstance(ctx context.Context, c *cli.Context, in *instance, threads in
 		return fail(fmt.Errorf("manifest flags: %w", err))
 	}
 	g := layered{line: set, batch: c}
-	j, err := newJob(g, set.Args())
+	var args []string
+	for _, a := range set.Args() {
+		if a != "--" {
+			args = append(args, a)
+		}
+	}
+	j, err := newJob(g, args)
 	if err != nil {
 		return fail(err)
 	}
@@ -288,6 +301,12 @@ func (l layered) lineValue(name string) (any, bool) {
 		return nil, false
 	}
 	return l.line.Lookup(name).Value.(flag.Getter).Get(), true
+}
+
+// ownSet reports whether the manifest line gives the flag: see explicit.
+func (l layered) ownSet(name string) bool {
+	_, ok := l.lineValue(name)
+	return ok
 }
 
 func (l layered) IsSet(name string) bool {
@@ -340,8 +359,15 @@ func (l layered) Duration(name string) time.Duration {
 // listInstances expands the arguments and reads the manifest.
 func listInstances(args []string, manifest string) ([]*instance, error) {
 	var insts []*instance
+	seen := map[string]bool{} // files named by several arguments run once
 	add := func(name string, a []string, err error) {
 		insts = append(insts, &instance{index: len(insts), name: name, args: a, err: err})
+	}
+	addFile := func(p string, err error) {
+		if key := filepath.Clean(p); !seen[key] {
+			seen[key] = true
+			add(p, []string{"--", p}, err)
+		}
 	}
 	for _, arg := range args {
 		fi, err := os.Stat(arg)
@@ -356,15 +382,14 @@ func listInstances(args []string, manifest string) ([]*instance, error) {
 				if _, ferr := datasets.FormatOf(e.Name()); ferr != nil || e.IsDir() {
 					continue
 				}
-				p := filepath.Join(arg, e.Name())
-				add(p, []string{"--", p}, nil)
+				addFile(filepath.Join(arg, e.Name()), nil)
 				n++
 			}
 			if n == 0 {
 				return nil, fmt.Errorf("%s: no payoff files (.npy, .npz, .csv, .tsv, .txt, .mtx) in this directory", arg)
 			}
 		case err == nil:
-			add(arg, []string{"--", arg}, nil)
+			addFile(arg, nil)
 		case strings.ContainsAny(arg, "*?["):
 			matches, gerr := filepath.Glob(arg)
 			if gerr != nil {
@@ -375,11 +400,11 @@ func listInstances(args []string, manifest string) ([]*instance, error) {
 			}
 			slices.Sort(matches)
 			for _, p := range matches {
-				add(p, []string{"--", p}, nil)
+				addFile(p, nil)
 			}
 		default:
 			// A missing file is that instance's failure, not the batch's.
-			add(arg, []string{"--", arg}, err)
+			addFile(arg, err)
 		}
 	}
 	if manifest == "" {
@@ -394,7 +419,11 @@ func listInstances(args []string, manifest string) ([]*instance, error) {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for ln := 1; sc.Scan(); ln++ {
-		text := strings.TrimSpace(sc.Text())
+		text := sc.Text()
+		if ln == 1 {
+			text = strings.TrimPrefix(text, "\ufeff") // a byte-order mark
+		}
+		text = strings.TrimSpace(text)
 		if text == "" || text[0] == '#' {
 			continue
 		}
@@ -454,35 +483,44 @@ func splitWords(s string) ([]string, error) {
 	return words, nil
 }
 
-// finishedInstances reads a batch output file and returns the instances it
-// holds a result for; error and canceled lines, and a last line cut short
-// by a crash, do not count.
-func finishedInstances(path string) (map[string]bool, error) {
-	done := map[string]bool{}
-	f, err := os.Open(path)
+// finishedInstances reads a batch output file and returns how many
+// results it holds per instance; error and canceled lines do not count. A
+// last line cut short by a crash is removed, so that appending starts on a
+// line of its own.
+func finishedInstances(path string) (map[string]int, error) {
+	done := map[string]int{}
+	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return done, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 64<<20)
-	for sc.Scan() {
+	if end := bytes.LastIndexByte(b, '\n') + 1; end < len(b) {
+		if err := os.Truncate(path, int64(end)); err != nil {
+			return nil, fmt.Errorf("%s: removing a cut last line: %w", path, err)
+		}
+		b = b[:end]
+	}
+	for _, line := range bytes.Split(b, []byte("\n")) {
 		var l struct {
 			Instance string `json:"instance"`
 			Status   string `json:"status"`
 		}
-		if json.Unmarshal(sc.Bytes(), &l) != nil {
+		if json.Unmarshal(line, &l) != nil {
 			continue
 		}
 		if l.Status != "" && l.Status != "error" && l.Status != "canceled" {
-			done[l.Instance] = true
+			done[l.Instance]++
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
 	return done, nil
+}
+
+// btoi is 1 for true and 0 for false.
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

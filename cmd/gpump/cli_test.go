@@ -92,13 +92,6 @@ func TestSolveOutputs(t *testing.T) {
 	}
 }
 
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 // readVector reads a 1-D little-endian float64 member of an .npz file, the
 // way numpy would: the datasets readers take matrices only.
 func readVector(path, key string) ([]float64, error) {
@@ -419,5 +412,80 @@ func TestSolveMmap(t *testing.T) {
 		if code != exitError || strings.Count(stderr, "\n") != 1 {
 			t.Errorf("--mmap %v: exit %d, %q", args, code, stderr)
 		}
+	}
+}
+
+// TestReviewedEdges pins behaviour found in review: each case once went
+// wrong.
+func TestReviewedEdges(t *testing.T) {
+	dir := t.TempDir()
+	game := writeMatrix(t, "g.npy", 2, 3, []float64{3, -1, 2, -2, 4, 1})
+
+	// An absolute target alone is the target.
+	code, stdout, _ := gpump(t, "solve", game, "--algo", "rm+", "--abs-eps", "1e-7", "-q")
+	if o := decode(t, stdout); code != exitOK || o.Gap > 1e-7 || o.TargetRelativeGap != 0 || o.TargetAbsoluteGap != 1e-7 {
+		t.Errorf("--abs-eps: exit %d, gap %g, targets %g/%g", code, o.Gap, o.TargetRelativeGap, o.TargetAbsoluteGap)
+	}
+	// A plot of a single evaluation, and a bad output path found before the
+	// solve (a huge iteration limit would show as a hang).
+	if code, _, stderr := gpump(t, "solve", game, "--max-evals", "1", "--plot", filepath.Join(dir, "one.png"), "-q"); code != exitLimit {
+		t.Errorf("plot of one evaluation: exit %d: %s", code, stderr)
+	}
+	for _, flag := range []string{"--output", "--plot", "--strategies", "--trace"} {
+		ext := map[string]string{"--output": ".json", "--plot": ".svg", "--strategies": ".npz", "--trace": ".csv"}[flag]
+		code, _, stderr := gpump(t, "solve", "--gen", "uniform:m=300,n=300", "--eps", "0", "--max-iter", "100000000", flag, filepath.Join(dir, "nodir", "x"+ext), "-q")
+		if code != exitError || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%s in a missing directory: exit %d, %q", flag, code, stderr)
+		}
+	}
+	// The result goes through a symbolic link, which stays.
+	target, link := filepath.Join(dir, "target.json"), filepath.Join(dir, "link.json")
+	if err := os.Symlink(target, link); err == nil {
+		if code, _, stderr := gpump(t, "solve", game, "-o", link, "-q"); code != exitOK {
+			t.Errorf("-o link: exit %d: %s", code, stderr)
+		}
+		if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			t.Errorf("the link was replaced")
+		}
+		if _, err := os.Stat(target); err != nil {
+			t.Errorf("the link's target was not written: %v", err)
+		}
+	}
+	// Flags that a method does not use are refused, not ignored.
+	for _, args := range [][]string{
+		{"--algo", "rm+", "--setup", "euclidean"}, {"--algo", "prm+", "--g0", "2"},
+		{"--algo", "constant", "--diameter", "3"}, {"--algo", "omwu", "--averaging", "step"},
+	} {
+		if code, _, stderr := gpump(t, append([]string{"solve", game}, args...)...); code != exitError || !strings.Contains(stderr, "applies to") {
+			t.Errorf("%v: exit %d, %q", args, code, stderr)
+		}
+	}
+	// A mistyped flag is one line.
+	if code, _, stderr := gpump(t, "solve", game, "--epss", "1"); code != exitError || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "--epss") {
+		t.Errorf("unknown flag: exit %d, %q", code, stderr)
+	}
+
+	// Batch: its --eta reaches the lines that use it; its --mmap the .npy
+	// files only; a file named twice runs once.
+	manifest := writeManifest(t, game+" --algo omwu\ngen:cyclic:n=3\n"+game+" --algo rm+\n")
+	code, stdout, stderr := gpump(t, "batch", "--manifest", manifest, "--eta", "0.5", "--mmap", "--max-iter", "50")
+	if code == exitError || strings.Count(stdout, "\n") != 3 {
+		t.Errorf("batch-level flags: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if code, stdout, _ := gpump(t, "batch", game, game, filepath.Dir(game), "-q"); code != exitOK || strings.Count(stdout, "\n") != 1 {
+		t.Errorf("the same file three ways: exit %d, %d lines", code, strings.Count(stdout, "\n"))
+	}
+	// Resume after a crash that cut the last line.
+	out := filepath.Join(dir, "cut.jsonl")
+	if code, _, _ := gpump(t, "batch", game, "gen:x", "-o", out, "-q"); code != exitError {
+		t.Fatalf("exit %d", code)
+	}
+	b, _ := os.ReadFile(out)
+	os.WriteFile(out, b[:len(b)-10], 0o644)
+	if code, _, stderr := gpump(t, "batch", game, "-o", out, "--resume", "-q"); code != exitOK {
+		t.Fatalf("resume: exit %d: %s", code, stderr)
+	}
+	if lines := readLines(t, out); len(lines) != 1 || lines[0]["status"] != "converged" {
+		t.Errorf("after resume: %v", lines)
 	}
 }

@@ -77,7 +77,8 @@ func genAction(c *cli.Context) error {
 		Format: c.String("format"), Key: c.String("key"), Compress: c.Bool("compress"),
 		BigEndian: c.Bool("big-endian"), Fortran: c.Bool("fortran"), Header: c.Bool("header"),
 	}
-	format := opt.Format
+	format := strings.ToLower(opt.Format)
+	opt.Format = format
 	if format == "" {
 		if format, err = datasets.FormatOf(path); err != nil {
 			return err
@@ -103,6 +104,11 @@ func genAction(c *cli.Context) error {
 	a, err := datasets.Generate(dt, spec)
 	if err != nil {
 		return err
+	}
+	// Ctrl-C during the generation takes effect here; during the write,
+	// a second one kills the process, and the file is written atomically.
+	if err := c.Context.Err(); err != nil {
+		return exitStatus(exitCanceled)
 	}
 	if err := datasets.Write(path, a, opt); err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -82,6 +83,35 @@ type flagGetter interface {
 
 var _ flagGetter = (*cli.Context)(nil)
 
+// explicit reports whether a flag was given for this solve itself: a
+// batch's own flags are defaults for its instances, applied only where
+// they fit (its --eta to the lines that run omwu, its --mmap to the .npy
+// files), while a flag given for one instance must fit it.
+func explicit(c flagGetter, name string) bool {
+	if o, ok := c.(interface{ ownSet(string) bool }); ok {
+		return o.ownSet(name)
+	}
+	return c.IsSet(name)
+}
+
+// lenient checks a batch's flags before its instances are known: no flag
+// is explicit for an instance yet.
+type lenient struct{ flagGetter }
+
+func (lenient) ownSet(string) bool { return false }
+
+// methodFlags lists, for the flags that only some methods use, the methods
+// that use them; giving one to another method is an error rather than
+// silently doing nothing.
+var methodFlags = map[string][]string{
+	"c":         {"ga-bounded", "ga-stochastic"},
+	"eta":       {"constant", "omwu", "adaprox"},
+	"g0":        {"ga-smooth", "ga-bounded", "ga-stochastic", "bach-levy", "amp", "adaprox", "backtracking"},
+	"diameter":  {"ga-smooth", "ga-bounded", "ga-stochastic", "bach-levy", "amp", "adaprox", "backtracking"},
+	"averaging": {"ga-smooth", "ga-bounded", "ga-stochastic", "bach-levy", "constant", "amp", "adaprox", "backtracking"},
+	"setup":     {"ga-smooth", "ga-bounded", "ga-stochastic", "bach-levy", "constant", "amp", "adaprox", "backtracking"},
+}
+
 // job is one solve: its input and every setting, checked.
 type job struct {
 	path    string            // payoff file, or "" for a generator
@@ -114,11 +144,10 @@ func (j *job) configure(c flagGetter) error {
 	if err != nil {
 		return err
 	}
-	if algo := j.method.Name(); c.IsSet("c") && algo != "ga-bounded" && algo != "ga-stochastic" {
-		return fmt.Errorf("--c applies to ga-bounded and ga-stochastic, not %s", algo)
-	}
-	if algo := j.method.Name(); c.IsSet("eta") && algo != "constant" && algo != "omwu" && algo != "adaprox" {
-		return fmt.Errorf("--eta applies to constant, omwu and adaprox, not %s", algo)
+	for _, name := range []string{"c", "eta", "g0", "diameter", "averaging", "setup"} {
+		if explicit(c, name) && !slices.Contains(methodFlags[name], j.method.Name()) {
+			return fmt.Errorf("--%s applies to %s, not %s", name, strings.Join(methodFlags[name], ", "), j.method.Name())
+		}
 	}
 	avg, err := solver.ParseAveraging(c.String("averaging"))
 	if err != nil {
@@ -152,8 +181,14 @@ func (j *job) configure(c flagGetter) error {
 	if j.threads == 0 {
 		j.threads = runtime.GOMAXPROCS(0)
 	}
+	// An absolute target alone replaces the default relative one: both
+	// would stop at whichever is met first.
+	rel := c.Float64("eps")
+	if c.IsSet("abs-eps") && !c.IsSet("eps") {
+		rel = 0
+	}
 	j.s = solver.Settings{
-		RelGap:         c.Float64("eps"),
+		RelGap:         rel,
 		AbsGap:         c.Float64("abs-eps"),
 		MaxIterations:  c.Int("max-iter"),
 		MaxEvaluations: c.Int("max-evals"),
@@ -208,10 +243,10 @@ func (j *job) input(c flagGetter, args []string) error {
 			return fmt.Errorf("--key applies to .npz archives, not to %s files", format)
 		}
 		if j.mmap && format != "npy" {
-			return fmt.Errorf("--mmap applies to .npy files, not to %s files", format)
-		}
-		if j.mmap && j.read.DType.Type != nil {
-			return errors.New("--mmap uses the file's own type: leave --precision at auto")
+			if explicit(c, "mmap") {
+				return fmt.Errorf("--mmap applies to .npy files, not to %s files", format)
+			}
+			j.mmap = false
 		}
 		var pe *fs.PathError
 		if errors.As(statErr, &pe) {
@@ -220,7 +255,7 @@ func (j *job) input(c flagGetter, args []string) error {
 		return statErr
 	}
 	for _, name := range []string{"format", "key", "mmap"} {
-		if c.IsSet(name) {
+		if explicit(c, name) {
 			return fmt.Errorf("--%s applies to a payoff file, not to --gen", name)
 		}
 	}
@@ -273,6 +308,7 @@ func inputFormat(path, format string) (string, error) {
 	if format == "" {
 		return datasets.FormatOf(path)
 	}
+	format = strings.ToLower(format)
 	for _, f := range datasets.Formats {
 		if f == format {
 			return f, nil

@@ -117,7 +117,7 @@ func interspersed(app *cli.App, args []string) []string {
 
 // newApp builds the command line; tests run it in-process.
 func newApp(stdout, stderr io.Writer) *cli.App {
-	return &cli.App{
+	app := &cli.App{
 		Name:      "gpump",
 		Usage:     "equilibria of large zero-sum matrix games by geometry-aware universal mirror-prox",
 		Writer:    stdout,
@@ -132,4 +132,19 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		ExitErrHandler:  func(*cli.Context, error) {},
 		HideHelpCommand: true,
 	}
+	for _, cmd := range app.Commands {
+		// A mistyped flag is one line pointing at the help, not the whole
+		// help page.
+		cmd.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
+			msg := strings.TrimPrefix(err.Error(), "flag provided but not defined: -")
+			if msg != err.Error() {
+				msg = "unknown flag --" + msg
+			}
+			if strings.Contains(msg, "time-limit") {
+				msg += " (a duration has a unit: 90s, 5m, 1h30m)"
+			}
+			return fmt.Errorf("%s (see gpump %s --help)", msg, cmd.Name)
+		}
+	}
+	return app
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"image/color"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -24,6 +23,7 @@ const plotStep = 1.002
 // evaluations and draws them on log-log axes.
 type plotRecorder struct {
 	path          string
+	out           *outFile
 	method        string
 	best, avg, lt plotter.XYs
 	lastEvals     float64
@@ -32,15 +32,23 @@ type plotRecorder struct {
 
 var _ solver.Recorder = (*plotRecorder)(nil)
 
-// newPlot checks the plot's file name: its extension chooses the format.
+// newPlot checks the plot's file name, whose extension chooses the format,
+// and opens the file.
 func newPlot(path string) (*plotRecorder, error) {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".png", ".svg":
 	default:
 		return nil, fmt.Errorf("--plot draws a .png or .svg file, not %q", path)
 	}
-	return &plotRecorder{path: path}, nil
+	out, err := createOut(path)
+	if err != nil {
+		return nil, fmt.Errorf("plot: %w", err)
+	}
+	return &plotRecorder{path: path, out: out}, nil
 }
+
+// abort removes the file of a plot that was not saved.
+func (p *plotRecorder) abort() { p.out.abort() }
 
 // Init implements solver.Recorder.
 func (p *plotRecorder) Init(info *solver.Info) error {
@@ -111,6 +119,14 @@ func (p *plotRecorder) save(title string) error {
 		line.Color, line.Dashes, line.Width = l.color, l.dash, vg.Points(float64(l.width))
 		pl.Add(line)
 		pl.Legend.Add(l.name, line)
+		if len(l.xys) < 3 { // too short a line to see: mark its points
+			sc, err := plotter.NewScatter(l.xys)
+			if err != nil {
+				return fmt.Errorf("plot: %w", err)
+			}
+			sc.Color = l.color
+			pl.Add(sc)
+		}
 		drawn++
 	}
 	if drawn == 0 {
@@ -121,27 +137,42 @@ func (p *plotRecorder) save(title string) error {
 		pl.X.Tick.Marker, pl.Y.Tick.Marker = plot.DefaultTicks{}, plot.DefaultTicks{}
 		pl.X.Min, pl.X.Max, pl.Y.Min, pl.Y.Max = 0, 1, 0, 1
 	}
+	if drawn > 0 {
+		widen(&pl.X, false, p.best, p.avg, p.lt)
+		widen(&pl.Y, true, p.best, p.avg, p.lt)
+	}
 	w, err := pl.WriterTo(7*vg.Inch, 4.5*vg.Inch, strings.TrimPrefix(strings.ToLower(filepath.Ext(p.path)), "."))
 	if err != nil {
+		p.out.abort()
 		return fmt.Errorf("plot: %w", err)
 	}
-	f, err := os.CreateTemp(filepath.Dir(p.path), "."+filepath.Base(p.path)+".*")
-	if err != nil {
-		return fmt.Errorf("plot: %w", err)
-	}
-	_, err = w.WriteTo(f)
+	_, err = w.WriteTo(p.out)
 	if err == nil {
-		err = f.Chmod(0o644)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), p.path)
+		err = p.out.commit()
 	}
 	if err != nil {
-		os.Remove(f.Name())
+		p.out.abort()
 		return fmt.Errorf("plot: %w", err)
 	}
 	return nil
+}
+
+// widen gives a logarithmic axis whose points all share one coordinate (a
+// solve of one evaluation, say) the decade around it: an empty range has no
+// ticks to draw.
+func widen(ax *plot.Axis, y bool, sets ...plotter.XYs) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, xys := range sets {
+		for _, q := range xys {
+			v := q.X
+			if y {
+				v = q.Y
+			}
+			lo, hi = min(lo, v), max(hi, v)
+		}
+	}
+	if lo == hi {
+		d := math.Pow(10, math.Floor(math.Log10(lo)))
+		ax.Min, ax.Max = d, 10*d
+	}
 }

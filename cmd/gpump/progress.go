@@ -73,11 +73,21 @@ type progress struct {
 	mark    int
 	markGap float64
 	drawn   bool
+	width   int // of the terminal: a longer line would wrap and scroll
 }
 
 var _ solver.Recorder = (*progress)(nil)
 
-func newProgress(w io.Writer) *progress { return &progress{w: w} }
+// newProgress draws on w, a terminal, within its width.
+func newProgress(w io.Writer) *progress {
+	p := &progress{w: w, width: 80}
+	if f, ok := w.(*os.File); ok {
+		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 20 {
+			p.width = cols
+		}
+	}
+	return p
+}
 
 // Init implements solver.Recorder.
 func (p *progress) Init(info *solver.Info) error {
@@ -143,8 +153,11 @@ func (p *progress) draw(r *solver.Record) {
 	if !math.IsInf(left, 0) && left >= 0 {
 		fmt.Fprintf(b, " ~%s left", (time.Duration(left * 1e9)).Round(time.Second))
 	}
-	b.WriteString("\x1b[K")
-	io.WriteString(p.w, b.String())
+	line := b.String()
+	if len(line) > p.width { // "\r" plus width-1 columns (the line is ASCII)
+		line = line[:p.width]
+	}
+	io.WriteString(p.w, line+"\x1b[K")
 	p.drawn = true
 }
 

@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math"
+	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -49,7 +52,9 @@ func (j *job) load() (*loaded, error) {
 	if dt == tensor.Float32 {
 		l.rounding = f32Rounding // unless the file is known to be exact below
 	}
-	if format == "npy" {
+	// A header read from a pipe could not be read again: check only
+	// regular files ahead.
+	if fi, err := os.Stat(j.path); err == nil && fi.Mode().IsRegular() && format == "npy" {
 		info, err := datasets.StatNPY(j.path)
 		if err != nil {
 			return nil, err
@@ -69,10 +74,18 @@ func (j *job) load() (*loaded, error) {
 	}
 	if j.mmap {
 		mp, err := datasets.MapNPY(j.path)
+		if errors.Is(err, datasets.ErrFormat) {
+			return nil, fmt.Errorf("%w (without --mmap the file is read and converted)", err)
+		}
 		if err != nil {
 			return nil, err
 		}
 		l.a, l.release = mp.Dense(), mp.Close
+		if dt.Type != nil && l.a.Dtype() != dt {
+			mp.Close()
+			return nil, fmt.Errorf("%s: --mmap uses the file's own type, %s: drop --precision %s or --mmap", j.path, precisionName(l.a.Dtype()), precisionName(dt))
+		}
+		l.rounding = 0
 		return l, nil
 	}
 	opt := j.read
@@ -155,7 +168,10 @@ func (j *job) run(ctx context.Context, rec solver.Recorder, log *slog.Logger) (*
 		Algorithm: res.Method, Source: l.source, Format: l.format, M: m, N: n,
 		Precision: precisionName(l.a.Dtype()), MaxAbsEntry: game.MaxAbs(), TargetRelativeGap: s.RelGap,
 		Threads: j.threads, Kernels: cpu.Kernels(),
-		RoundingBound: l.rounding * game.MaxAbs(),
+		RoundingBound: l.rounding * game.MaxAbs(), TargetAbsoluteGap: s.AbsGap,
+	}
+	if slices.Contains(methodFlags["setup"], j.method.Name()) {
+		out.Setup = map[tensorops.Setup]string{tensorops.Entropic: "entropic", tensorops.Euclidean: "euclidean"}[j.setup]
 	}
 	return out, res, nil
 }

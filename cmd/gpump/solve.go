@@ -1,11 +1,11 @@
 package main
 
 import (
-	"bytes"
+	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -71,7 +71,7 @@ type solveOutput struct {
 	OperatorEvaluations int       `json:"operator_evaluations"`
 	MatrixPasses        int       `json:"matrix_passes"`
 	Rejections          int       `json:"rejections,omitempty"`
-	Step                float64   `json:"step,omitempty"`
+	Step                float64   `json:"step"`
 	Seconds             float64   `json:"seconds"`
 	LoadSeconds         float64   `json:"load_seconds"`
 	Algorithm           string    `json:"algorithm"`
@@ -83,6 +83,8 @@ type solveOutput struct {
 	MaxAbsEntry         float64   `json:"max_abs_entry"`
 	RoundingBound       float64   `json:"rounding_bound,omitempty"`
 	TargetRelativeGap   float64   `json:"target_relative_gap"`
+	TargetAbsoluteGap   float64   `json:"target_absolute_gap,omitempty"`
+	Setup               string    `json:"setup,omitempty"`
 	Threads             int       `json:"threads"`
 	Kernels             string    `json:"kernels"`
 	Strategies          string    `json:"strategies,omitempty"`
@@ -107,6 +109,26 @@ func solveAction(c *cli.Context) error {
 	if c.Int("trace-every") < 1 {
 		return fmt.Errorf("--trace-every must be at least 1, got %d", c.Int("trace-every"))
 	}
+	strategies := c.String("strategies")
+	if strategies != "" && !strings.EqualFold(filepath.Ext(strategies), ".npz") {
+		return fmt.Errorf("--strategies writes an .npz file, not %q", strategies)
+	}
+
+	// Open every output before the solve: a bad path fails now, not
+	// after hours of work.
+	var result, strat *outFile
+	if path := c.String("output"); path != "" {
+		if result, err = createOut(path); err != nil {
+			return fmt.Errorf("--output: %w", err)
+		}
+		defer result.abort()
+	}
+	if strategies != "" {
+		if strat, err = createOut(strategies); err != nil {
+			return fmt.Errorf("--strategies: %w", err)
+		}
+		defer strat.abort()
+	}
 	var recs []solver.Recorder
 	var trace *traceRecorder
 	if path := c.String("trace"); path != "" {
@@ -121,46 +143,59 @@ func solveAction(c *cli.Context) error {
 		if plot, err = newPlot(path); err != nil {
 			return err
 		}
+		defer plot.abort()
 		recs = append(recs, plot)
 	}
 	if prog != nil {
 		recs = append(recs, prog)
-	}
-	strategies := c.String("strategies")
-	if strategies != "" && !strings.EqualFold(filepath.Ext(strategies), ".npz") {
-		return fmt.Errorf("--strategies writes an .npz file, not %q", strategies)
 	}
 
 	out, res, err := j.run(c.Context, solver.Recorders(recs...), log)
 	if err != nil {
 		return err
 	}
+	// The result is written whatever happens to the other outputs; their
+	// failures are reported after it, with exit status 1.
+	var failed []error
 	if trace != nil {
 		if err := trace.finish(); err != nil {
-			return err
+			failed = append(failed, err)
+		} else {
+			log.Info("wrote trace", "file", trace.path, "rows", trace.rows)
 		}
-		log.Info("wrote trace", "file", trace.path, "rows", trace.rows)
 	}
 	if plot != nil {
 		if err := plot.save(out.Source); err != nil {
-			return err
+			failed = append(failed, err)
+		} else {
+			log.Info("wrote plot", "file", plot.path)
 		}
-		log.Info("wrote plot", "file", plot.path)
 	}
-	if strategies != "" {
-		if err := writeStrategies(strategies, res); err != nil {
-			return err
+	out.RowStrategy, out.ColumnStrategy = res.Row, res.Column
+	if strat != nil {
+		if err := writeStrategies(strat, res); err != nil {
+			failed = append(failed, fmt.Errorf("--strategies: %w", err))
+		} else {
+			out.Strategies = strategies
+			out.RowStrategy, out.ColumnStrategy = nil, nil
+			log.Info("wrote strategies", "file", strategies)
 		}
-		out.Strategies = strategies
-		log.Info("wrote strategies", "file", strategies)
-	} else {
-		out.RowStrategy, out.ColumnStrategy = res.Row, res.Column
 	}
-	if err := writeJSON(c.String("output"), c.App.Writer, out); err != nil {
+	w := c.App.Writer
+	if result != nil {
+		w = result
+	}
+	if err := writeJSON(w, out); err != nil {
 		return fmt.Errorf("writing the result: %w", err)
 	}
-	if path := c.String("output"); path != "" {
-		log.Info("wrote result", "file", path)
+	if result != nil {
+		if err := result.commit(); err != nil {
+			return fmt.Errorf("writing the result: %w", err)
+		}
+		log.Info("wrote result", "file", c.String("output"))
+	}
+	if len(failed) > 0 {
+		return errors.Join(failed...)
 	}
 	return statusError(res.Status)
 }
@@ -177,13 +212,21 @@ func statusError(st solver.Status) error {
 	}
 }
 
-// writeStrategies writes the strategies of res to an .npz file with the
-// members row and column.
-func writeStrategies(path string, res *solver.Result) error {
+// writeStrategies writes the strategies of res to an .npz archive with the
+// members row and column (float64 vectors), and moves it into place.
+func writeStrategies(f *outFile, res *solver.Result) error {
 	vec := func(x []float64) *tensor.Dense {
 		return tensor.New(tensor.WithShape(len(x)), tensor.WithBacking(x))
 	}
-	return datasets.WriteNPZ(path, []datasets.Array{{Name: "row", T: vec(res.Row)}, {Name: "column", T: vec(res.Column)}}, nil)
+	bw := bufio.NewWriterSize(f, 1<<20)
+	err := datasets.EncodeNPZ(bw, []datasets.Array{{Name: "row", T: vec(res.Row)}, {Name: "column", T: vec(res.Column)}}, nil)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err == nil {
+		err = f.commit()
+	}
+	return err
 }
 
 func precisionName(dt tensor.Dtype) string {
@@ -208,49 +251,11 @@ func checkMemory(m, n, size int) error {
 	return nil
 }
 
-// writeJSON writes v as indented JSON to path, atomically (a temporary file
-// in the same directory, synced, then renamed), or to w when path is empty.
-func writeJSON(path string, w io.Writer, v any) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+// writeJSON writes v to w as indented JSON, leaving '<', '>' and '&' (in
+// dtypes and messages) as they are.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		return err
-	}
-	b := buf.Bytes()
-	if path == "" {
-		_, err := w.Write(b)
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	// CreateTemp makes the file 0600; a result file is an ordinary file.
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
+	return enc.Encode(v)
 }

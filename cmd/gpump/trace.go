@@ -3,8 +3,6 @@ package main
 import (
 	"bufio"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 
 	"github.com/gpump/gpump/solver"
@@ -17,12 +15,12 @@ import (
 const traceHeader = "iteration,evaluations,matrix_passes,step,gap,relative_gap,gap_average,gap_last,value_lower,value_upper,seconds\n"
 
 // traceRecorder writes every K-th iteration, and the last, as a CSV row.
-// The file appears complete or not at all: rows go to a temporary file in
-// the same directory, renamed over the path by finish.
+// The file appears complete or not at all (an outFile). A write error does
+// not stop the solve: finish reports it, after the result is safe.
 type traceRecorder struct {
 	path  string
 	every int
-	f     *os.File
+	f     *outFile
 	w     *bufio.Writer
 	buf   []byte
 	last  solver.Record
@@ -35,7 +33,7 @@ var _ solver.Recorder = (*traceRecorder)(nil)
 
 // newTrace creates the temporary file of a trace to path.
 func newTrace(path string, every int) (*traceRecorder, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	f, err := createOut(path)
 	if err != nil {
 		return nil, fmt.Errorf("trace: %w", err)
 	}
@@ -52,7 +50,7 @@ func (t *traceRecorder) Record(r *solver.Record) error {
 	if r.Iteration%t.every == 0 {
 		t.write(r)
 		t.have = false
-		return t.err
+		return nil
 	}
 	t.last, t.have = *r, true
 	return nil
@@ -83,7 +81,7 @@ func (t *traceRecorder) write(r *solver.Record) {
 	b = append(b, '\n')
 	t.buf = b
 	if _, err := t.w.Write(b); err != nil && t.err == nil {
-		t.err = fmt.Errorf("trace: %w", err)
+		t.err = err
 	}
 	t.rows++
 }
@@ -100,27 +98,14 @@ func (t *traceRecorder) finish() error {
 		err = ferr
 	}
 	if err == nil {
-		err = t.f.Chmod(0o644)
-	}
-	if cerr := t.f.Close(); err == nil && cerr != nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(t.f.Name(), t.path)
+		err = t.f.commit()
 	}
 	if err != nil {
-		os.Remove(t.f.Name())
+		t.f.abort()
 		return fmt.Errorf("trace: %w", err)
 	}
-	t.f = nil
 	return nil
 }
 
 // abort removes the temporary file of a trace that was not finished.
-func (t *traceRecorder) abort() {
-	if t.f != nil {
-		t.f.Close()
-		os.Remove(t.f.Name())
-		t.f = nil
-	}
-}
+func (t *traceRecorder) abort() { t.f.abort() }
