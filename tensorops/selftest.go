@@ -1,0 +1,1231 @@
+package tensorops
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"gorgonia.org/tensor"
+)
+
+// Tolerances of SelfTest. Every error is relative to the scale of the
+// quantity it measures, the sum of the magnitudes of the terms that form it
+// (for A q: Σ_j |A_ij q_j| per row), so that the bounds hold for any scale of
+// the inputs and a backend with a different summation order or with fused
+// multiply-adds passes with a wide margin, while a structural error (a
+// missing element, an off-by-one, a wrong stride, a wrong sign, float32
+// accumulation) shows up as an error of 1e-8 or far more.
+//
+// The same tolerances hold for float32 storage: the reference then runs on
+// the float32-rounded matrix, and the backend contract forms every product
+// and sum in float64, so the only difference left is the order of the
+// float64 additions. A backend that accumulated in float32 fails by 1e-8 or
+// more.
+const (
+	// SelfTestExactTol is the tolerance of the operations that only move
+	// data (Load/Store, Copy): they must reproduce every bit, including
+	// signed zeros and subnormals.
+	SelfTestExactTol = 0
+	// SelfTestElementwiseTol is the tolerance of the elementwise operations
+	// (Axpby, Start, Average): each output is a few roundings of its inputs,
+	// so any correct evaluation order (fused or not) is within 4·2⁻⁵³ ≈
+	// 4.4e-16 of the reference; 1e-14 leaves a factor of 20 for a device's
+	// log (Start) being an ulp or two off.
+	SelfTestElementwiseTol = 1e-14
+	// SelfTestReductionTol is the least tolerance of the operations with a
+	// reduction over a block or a row or column of A (Operator, MulVec,
+	// MulTVec, Prox, ProxStats, RegretMatch). A sum of k terms has a
+	// rounding error at most k·2⁻⁵³ times the sum of the terms' magnitudes
+	// in any order of addition (Higham, Accuracy and Stability of Numerical
+	// Algorithms, section 4.2), so the backend and the reference differ by at
+	// most 2k·2⁻⁵³ of it: the tolerance for a reduction of length k is
+	// max(SelfTestReductionTol, 4k·2⁻⁵³), which is 1e-12 up to k ≈ 2250.
+	// Random inputs give errors of about √k·2⁻⁵³ at most; the CPU backend
+	// stays below 1e-15 on the default shapes.
+	SelfTestReductionTol = 1e-12
+)
+
+// unitRoundoff is 2⁻⁵³, the unit roundoff of float64.
+const unitRoundoff = 0x1p-53
+
+// selfTestReductionTol is the tolerance of a reduction of length k.
+func selfTestReductionTol(k int) float64 {
+	return max(SelfTestReductionTol, 4*float64(k)*unitRoundoff)
+}
+
+// SelfTestResult is the largest relative error of one backend operation
+// against the reference, over one shape of the payoff matrix and one storage
+// type.
+type SelfTestResult struct {
+	// Op names the operation and, where it has variants, the variant:
+	// "Load/Store", "Copy", "Axpby", "Operator", "MulVec", "MulTVec",
+	// "Start/entropic", "Start/euclidean", "Prox/entropic",
+	// "Prox/euclidean", "ProxStats/entropic", "ProxStats/euclidean",
+	// "Average", "RegretMatch/rm+", "RegretMatch/prm+".
+	Op string
+	// Shape is the payoff matrix's shape "MxN"; the vector operations run on
+	// vectors of both lengths M and N.
+	Shape string
+	// Dtype is the storage type of the payoff matrix, "f64" or "f32".
+	Dtype string
+	// MaxRelErr is the largest error over every output of the operation,
+	// relative to the scale of that output (see the SelfTest*Tol
+	// constants). It is +Inf when an output is NaN or infinite where the
+	// reference is finite (an output the backend never wrote is NaN: every
+	// destination is filled with NaN first).
+	MaxRelErr float64
+	// Tol is the tolerance MaxRelErr is held to.
+	Tol float64
+	// Pass reports MaxRelErr <= Tol.
+	Pass bool
+}
+
+// SelfTestOptions configures SelfTest; the zero value (or nil) runs the
+// defaults.
+type SelfTestOptions struct {
+	// Seed seeds the random inputs: the same seed gives the same inputs.
+	Seed uint64
+	// Shapes are the payoff matrix shapes (rows, columns); nil means
+	// DefaultSelfTestShapes.
+	Shapes [][2]int
+	// Dtypes are the storage types (tensor.Float64, tensor.Float32); nil
+	// means both.
+	Dtypes []tensor.Dtype
+}
+
+// DefaultSelfTestShapes are the shapes SelfTest uses unless told otherwise:
+// a single entry; one row and one column long enough for the CPU backend to
+// split them over its workers (by columns and by rows) and for a GPU kernel
+// to need more than 65535 blocks of a grid dimension; sizes that are neither multiples of 4 or 8
+// (the CPU's row groups) nor of a GPU's warp or block; tall and wide shapes
+// beyond the 8-row groups; and shapes past the CPU backend's thresholds —
+// parallel passes by rows (1000×97), by columns when there are fewer rows than
+// four per worker (5×20000), and the column blocking of rows longer than
+// 2·16384 (100×32800).
+var DefaultSelfTestShapes = [][2]int{
+	{1, 1}, {1, 70001}, {70001, 1}, {7, 13}, {33, 65}, {257, 129},
+	{1000, 37}, {37, 1000}, {1000, 97}, {5, 20000}, {100, 32800},
+}
+
+// SelfTest runs every computing operation of the Backend contract on b and
+// on a plain-Go float64 reference (naive loops in this file) over fresh
+// seeded random inputs, for every shape and storage type of opt, and returns
+// one result per (operation, shape, dtype), in the order dtype, shape,
+// operation. Operations that do not read the matrix run for every dtype too
+// (with fresh inputs), so the table is rectangular.
+//
+// The inputs are what the contract allows, not only what the solver
+// happens to pass: signed vectors for the matrix products, two step sizes
+// for each prox (one of them large enough to make entropic probabilities
+// underflow below 1e-300 and Euclidean projections sparse), both signs of
+// RegretMatch, its "leave x unchanged" branch, aliased Axpby, and ProxStats
+// and Average on blocks of different setups and lengths. Every destination
+// is filled with NaN before the call, so an element not written is an
+// error, and ProxStats is checked to leave its input averages untouched.
+//
+// It returns an error when the backend does (allocation, a synchronization
+// point), when opt is invalid, or when ctx is done; a failed comparison is
+// not an error but a result with Pass false.
+func SelfTest(ctx context.Context, b Backend, opt *SelfTestOptions) ([]SelfTestResult, error) {
+	var o SelfTestOptions
+	if opt != nil {
+		o = *opt
+	}
+	shapes := o.Shapes
+	if shapes == nil {
+		shapes = DefaultSelfTestShapes
+	}
+	dtypes := o.Dtypes
+	if dtypes == nil {
+		dtypes = []tensor.Dtype{tensor.Float64, tensor.Float32}
+	}
+	for _, sh := range shapes {
+		if sh[0] <= 0 || sh[1] <= 0 {
+			return nil, fmt.Errorf("tensorops: selftest: invalid shape %dx%d", sh[0], sh[1])
+		}
+	}
+	for _, dt := range dtypes {
+		if dt != tensor.Float64 && dt != tensor.Float32 {
+			return nil, fmt.Errorf("tensorops: selftest: unsupported dtype %v (want float64 or float32)", dt)
+		}
+	}
+	var out []SelfTestResult
+	for _, dt := range dtypes {
+		for _, sh := range shapes {
+			if err := ctx.Err(); err != nil {
+				return out, err
+			}
+			// Each (shape, dtype) draws from its own stream, so that it
+			// sees the same inputs whatever else runs beside it: a failure
+			// can be rerun alone.
+			f32 := dt == tensor.Float32
+			stream := uint64(sh[0])<<33 ^ uint64(sh[1])<<1 ^ 0x9e3779b97f4a7c15
+			if f32 {
+				stream++
+			}
+			st := &selfTest{
+				ctx: ctx, b: b, m: sh[0], n: sh[1], f32: f32,
+				rng:   rand.New(rand.NewPCG(o.Seed, stream)),
+				shape: fmt.Sprintf("%dx%d", sh[0], sh[1]),
+			}
+			st.dtype = Float64.String()
+			if st.f32 {
+				st.dtype = Float32.String()
+			}
+			err := st.run()
+			b.Free(st.owned...)
+			out = append(out, st.out...)
+			if err != nil {
+				return out, err
+			}
+		}
+	}
+	return out, nil
+}
+
+// SelfTestWorst returns, for each operation in results (in the order of
+// first appearance), its worst result: a failing one before a passing one,
+// then the largest MaxRelErr. It is what a command prints as the largest
+// error per operation.
+func SelfTestWorst(results []SelfTestResult) []SelfTestResult {
+	var out []SelfTestResult
+	idx := map[string]int{}
+	for _, r := range results {
+		k, ok := idx[r.Op]
+		if !ok {
+			idx[r.Op] = len(out)
+			out = append(out, r)
+			continue
+		}
+		w := &out[k]
+		if (!r.Pass && w.Pass) || (r.Pass == w.Pass && r.MaxRelErr > w.MaxRelErr) {
+			*w = r
+		}
+	}
+	return out
+}
+
+// selfTest is one SelfTest run on one shape and dtype.
+type selfTest struct {
+	ctx          context.Context
+	b            Backend
+	rng          *rand.Rand
+	m, n         int
+	f32          bool
+	shape, dtype string
+	a            []float64 // the reference matrix (float32-rounded for f32)
+	mat          Matrix
+	owned        []any
+	out          []SelfTestResult
+}
+
+// errAccum collects the largest relative error of one operation.
+type errAccum struct{ max float64 }
+
+// add records |got − want| / scale; NaN or Inf where the reference is finite
+// counts as +Inf.
+func (e *errAccum) add(got, want, scale float64) {
+	e.max = max(e.max, relErr(got, want, scale))
+}
+
+// addVec records every element of got against want with the per-element
+// scales (or one common scale when len(scale) == 1).
+func (e *errAccum) addVec(got, want, scale []float64) {
+	for i := range want {
+		s := scale[0]
+		if len(scale) > 1 {
+			s = scale[i]
+		}
+		e.add(got[i], want[i], s)
+	}
+}
+
+// addBits records an error unless got and want hold the same bits.
+func (e *errAccum) addBits(got, want []float64) {
+	for i := range want {
+		if math.Float64bits(got[i]) == math.Float64bits(want[i]) {
+			continue
+		}
+		// Any difference fails; its size, relative to the larger of the
+		// two, is at most 2 (+Inf for NaN or Inf, 1 for +0 against −0).
+		r := relErr(got[i], want[i], max(math.Abs(got[i]), math.Abs(want[i])))
+		if r == 0 {
+			r = 1
+		}
+		e.max = max(e.max, r)
+	}
+}
+
+// minScale keeps a relative error finite when its scale is zero.
+const minScale = 0x1p-1022
+
+func relErr(got, want, scale float64) float64 {
+	if got == want {
+		return 0
+	}
+	if math.IsNaN(got) || math.IsNaN(want) || math.IsInf(got, 0) || math.IsInf(want, 0) {
+		return math.Inf(1)
+	}
+	if !(scale >= minScale) {
+		scale = minScale
+	}
+	return math.Abs(got-want) / scale
+}
+
+func (st *selfTest) record(op string, tol float64, e errAccum) {
+	st.out = append(st.out, SelfTestResult{
+		Op: op, Shape: st.shape, Dtype: st.dtype,
+		MaxRelErr: e.max, Tol: tol, Pass: e.max <= tol,
+	})
+}
+
+func (st *selfTest) wrap(op string, err error) error {
+	return fmt.Errorf("tensorops: selftest %s %s %s: %w", op, st.shape, st.dtype, err)
+}
+
+func (st *selfTest) run() error {
+	if err := st.matrix(); err != nil {
+		return st.wrap("NewMatrix", err)
+	}
+	ops := []struct {
+		name string
+		f    func() error
+	}{
+		{"Load/Store", st.loadStore},
+		{"Copy", st.copy},
+		{"Axpby", st.axpby},
+		{"Operator", st.operator},
+		{"MulVec", st.mulVec},
+		{"MulTVec", st.mulTVec},
+		{"Start", st.start},
+		{"Prox", st.prox},
+		{"ProxStats", st.proxStats},
+		{"Average", st.average},
+		{"RegretMatch", st.regretMatch},
+	}
+	for _, op := range ops {
+		if err := st.ctx.Err(); err != nil {
+			return err
+		}
+		if err := op.f(); err != nil {
+			return st.wrap(op.name, err)
+		}
+	}
+	return nil
+}
+
+// matrix draws the payoff matrix, uniform in [−2.5, 2.5) (not [−1, 1], so a
+// backend that assumes a unit scale shows it), and places it on the backend.
+func (st *selfTest) matrix() error {
+	mn := st.m * st.n
+	st.a = make([]float64, mn)
+	var t *tensor.Dense
+	if st.f32 {
+		d := make([]float32, mn)
+		for i := range d {
+			d[i] = float32(5*st.rng.Float64() - 2.5)
+			st.a[i] = float64(d[i])
+		}
+		t = tensor.New(tensor.WithShape(st.m, st.n), tensor.WithBacking(d))
+	} else {
+		d := make([]float64, mn)
+		for i := range d {
+			d[i] = 5*st.rng.Float64() - 2.5
+		}
+		copy(st.a, d)
+		t = tensor.New(tensor.WithShape(st.m, st.n), tensor.WithBacking(d))
+	}
+	mat, err := st.b.NewMatrix(t)
+	if err != nil {
+		return err
+	}
+	st.mat = mat
+	st.owned = append(st.owned, mat)
+	return nil
+}
+
+// lens are the two block lengths, rows then columns.
+func (st *selfTest) lens() [2]int { return [2]int{st.m, st.n} }
+
+// vec allocates a backend vector holding data.
+func (st *selfTest) vec(data []float64) (Vector, error) {
+	v, err := st.b.NewVector(len(data))
+	if err != nil {
+		return nil, err
+	}
+	st.owned = append(st.owned, v)
+	if err := st.b.Load(v, data); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// nanVec allocates a backend vector of length n filled with NaN.
+func (st *selfTest) nanVec(n int) (Vector, error) { return st.vec(nans(n)) }
+
+// store brings v to the host.
+func (st *selfTest) store(v Vector) ([]float64, error) {
+	h := make([]float64, v.Len())
+	if err := st.b.Store(h, v); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+func nans(n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = math.NaN()
+	}
+	return v
+}
+
+// uniform returns n values uniform in [lo, hi).
+func (st *selfTest) uniform(n int, lo, hi float64) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = lo + (hi-lo)*st.rng.Float64()
+	}
+	return v
+}
+
+// simplex returns a random point of the probability simplex of dimension
+// n with about a fraction zero of its entries exactly 0 (never all).
+func (st *selfTest) simplex(n int, zero float64) []float64 {
+	v := make([]float64, n)
+	var s float64
+	for i := range v {
+		if st.rng.Float64() >= zero {
+			v[i] = st.rng.Float64() + 1e-3
+			s += v[i]
+		}
+	}
+	if s == 0 {
+		k := st.rng.IntN(n)
+		v[k], s = 1, 1
+	}
+	for i := range v {
+		v[i] /= s
+	}
+	return v
+}
+
+// logPoint returns normalized log-weights with entries spread over about
+// [−spread, spread] before normalization, and their probabilities
+// (materialized as the contract says).
+func (st *selfTest) logPoint(n int, spread float64) (logw, prob []float64) {
+	raw := st.uniform(n, -spread, spread)
+	lse := refLogSumExp(raw)
+	logw, prob = make([]float64, n), make([]float64, n)
+	for i, r := range raw {
+		logw[i] = r - lse
+		prob[i] = refProb(logw[i])
+	}
+	return logw, prob
+}
+
+// wild returns n values of random sign and magnitude 2^±100, with a
+// subnormal and a negative zero when n allows: data that must survive a
+// copy bit for bit.
+func (st *selfTest) wild(n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = math.Ldexp(2*st.rng.Float64()-1, st.rng.IntN(201)-100)
+	}
+	if n >= 2 {
+		v[n-1] = 5e-324
+		v[0] = math.Copysign(0, -1)
+	}
+	return v
+}
+
+func (st *selfTest) loadStore() error {
+	var e errAccum
+	for _, n := range st.lens() {
+		data := st.wild(n)
+		v, err := st.vec(data)
+		if err != nil {
+			return err
+		}
+		got, err := st.store(v)
+		if err != nil {
+			return err
+		}
+		e.addBits(got, data)
+	}
+	st.record("Load/Store", SelfTestExactTol, e)
+	return nil
+}
+
+func (st *selfTest) copy() error {
+	var e errAccum
+	for _, n := range st.lens() {
+		data := st.wild(n)
+		src, err := st.vec(data)
+		if err != nil {
+			return err
+		}
+		dst, err := st.nanVec(n)
+		if err != nil {
+			return err
+		}
+		st.b.Copy(dst, src)
+		got, err := st.store(dst)
+		if err != nil {
+			return err
+		}
+		e.addBits(got, data)
+	}
+	st.record("Copy", SelfTestExactTol, e)
+	return nil
+}
+
+// refAxpby returns alpha x + beta y and the per-element scales |αx| + |βy|.
+func refAxpby(alpha float64, x []float64, beta float64, y []float64) (want, scale []float64) {
+	want, scale = make([]float64, len(x)), make([]float64, len(x))
+	for i := range x {
+		want[i] = alpha*x[i] + beta*y[i]
+		scale[i] = math.Abs(alpha*x[i]) + math.Abs(beta*y[i])
+	}
+	return want, scale
+}
+
+// axpby checks dst = αx + βy into a fresh vector, then into x and into y
+// (the contract lets dst alias either).
+func (st *selfTest) axpby() error {
+	var e errAccum
+	for _, n := range st.lens() {
+		xs, ys := st.uniform(n, -3, 3), st.uniform(n, -1, 1)
+		x, err := st.vec(xs)
+		if err != nil {
+			return err
+		}
+		y, err := st.vec(ys)
+		if err != nil {
+			return err
+		}
+		dst, err := st.nanVec(n)
+		if err != nil {
+			return err
+		}
+		for _, alias := range []int{0, 1, 2} {
+			alpha, beta := 4*st.rng.Float64()-2, 4*st.rng.Float64()-2
+			want, scale := refAxpby(alpha, xs, beta, ys)
+			d := dst
+			switch alias {
+			case 1:
+				d = x
+			case 2:
+				d = y
+			}
+			st.b.Axpby(d, alpha, x, beta, y)
+			got, err := st.store(d)
+			if err != nil {
+				return err
+			}
+			e.addVec(got, want, scale)
+			// Continue from what the backend computed, so that one error is
+			// not counted again by the next call.
+			switch alias {
+			case 1:
+				xs = got
+			case 2:
+				ys = got
+			}
+		}
+	}
+	st.record("Axpby", SelfTestElementwiseTol, e)
+	return nil
+}
+
+// refMulVec returns A q and the per-row scales Σ_j |A_ij q_j|.
+func refMulVec(a []float64, m, n int, q []float64) (aq, scale []float64) {
+	aq, scale = make([]float64, m), make([]float64, m)
+	for i := range m {
+		var s, abs float64
+		for j := range n {
+			t := a[i*n+j] * q[j]
+			s += t
+			abs += math.Abs(t)
+		}
+		aq[i], scale[i] = s, abs
+	}
+	return aq, scale
+}
+
+// refMulTVec returns Aᵀ p and the per-column scales Σ_i |A_ij p_i|.
+func refMulTVec(a []float64, m, n int, p []float64) (atp, scale []float64) {
+	atp, scale = make([]float64, n), make([]float64, n)
+	for i := range m {
+		for j := range n {
+			t := a[i*n+j] * p[i]
+			atp[j] += t
+			scale[j] += math.Abs(t)
+		}
+	}
+	return atp, scale
+}
+
+// matVecs returns fresh signed p (length m) and q (length n) on the host and
+// the backend, and NaN-filled outputs of lengths m and n.
+func (st *selfTest) matVecs() (ph, qh []float64, p, q, fp, fq Vector, err error) {
+	ph, qh = st.uniform(st.m, -1, 1), st.uniform(st.n, -1, 1)
+	if p, err = st.vec(ph); err != nil {
+		return
+	}
+	if q, err = st.vec(qh); err != nil {
+		return
+	}
+	if fp, err = st.nanVec(st.m); err != nil {
+		return
+	}
+	fq, err = st.nanVec(st.n)
+	return
+}
+
+func (st *selfTest) operator() error {
+	ph, qh, p, q, fp, fq, err := st.matVecs()
+	if err != nil {
+		return err
+	}
+	st.b.Operator(fp, fq, st.mat, p, q)
+	gp, err := st.store(fp)
+	if err != nil {
+		return err
+	}
+	gq, err := st.store(fq)
+	if err != nil {
+		return err
+	}
+	aq, sq := refMulVec(st.a, st.m, st.n, qh)
+	for i := range aq {
+		aq[i] = -aq[i]
+	}
+	atp, sp := refMulTVec(st.a, st.m, st.n, ph)
+	var e errAccum
+	e.addVec(gp, aq, sq)
+	e.addVec(gq, atp, sp)
+	st.record("Operator", selfTestReductionTol(max(st.m, st.n)), e)
+	return nil
+}
+
+func (st *selfTest) mulVec() error {
+	_, qh, _, q, fp, _, err := st.matVecs()
+	if err != nil {
+		return err
+	}
+	st.b.MulVec(fp, st.mat, q)
+	got, err := st.store(fp)
+	if err != nil {
+		return err
+	}
+	want, scale := refMulVec(st.a, st.m, st.n, qh)
+	var e errAccum
+	e.addVec(got, want, scale)
+	st.record("MulVec", selfTestReductionTol(st.n), e)
+	return nil
+}
+
+func (st *selfTest) mulTVec() error {
+	ph, _, p, _, _, fq, err := st.matVecs()
+	if err != nil {
+		return err
+	}
+	st.b.MulTVec(fq, st.mat, p)
+	got, err := st.store(fq)
+	if err != nil {
+		return err
+	}
+	want, scale := refMulTVec(st.a, st.m, st.n, ph)
+	var e errAccum
+	e.addVec(got, want, scale)
+	st.record("MulTVec", selfTestReductionTol(st.m), e)
+	return nil
+}
+
+// point allocates a NaN-filled point of the setup: two vectors for the
+// entropic setup, one shared vector for the Euclidean one.
+func (st *selfTest) point(n int, s Setup) (Point, error) {
+	v, err := st.nanVec(n)
+	if err != nil {
+		return Point{}, err
+	}
+	if s == Euclidean {
+		return Point{State: v, Value: v}, nil
+	}
+	l, err := st.nanVec(n)
+	if err != nil {
+		return Point{}, err
+	}
+	return Point{State: l, Value: v}, nil
+}
+
+// loadPoint allocates a point holding the given log-weights (entropic; nil
+// for Euclidean) and values.
+func (st *selfTest) loadPoint(logw, value []float64) (Point, error) {
+	v, err := st.vec(value)
+	if err != nil {
+		return Point{}, err
+	}
+	if logw == nil {
+		return Point{State: v, Value: v}, nil
+	}
+	l, err := st.vec(logw)
+	if err != nil {
+		return Point{}, err
+	}
+	return Point{State: l, Value: v}, nil
+}
+
+func (st *selfTest) start() error {
+	for _, s := range []Setup{Entropic, Euclidean} {
+		var e errAccum
+		for _, n := range st.lens() {
+			pt, err := st.point(n, s)
+			if err != nil {
+				return err
+			}
+			st.b.Start(pt, s)
+			val, err := st.store(pt.Value)
+			if err != nil {
+				return err
+			}
+			u := 1 / float64(n)
+			for _, v := range val {
+				e.add(v, u, u)
+			}
+			if s == Entropic {
+				lw, err := st.store(pt.State)
+				if err != nil {
+					return err
+				}
+				lu := -math.Log(float64(n))
+				for _, v := range lw {
+					e.add(v, lu, max(1, -lu))
+				}
+			}
+		}
+		st.record("Start/"+s.String(), SelfTestElementwiseTol, e)
+	}
+	return nil
+}
+
+// refLogSumExp returns log Σ exp(v).
+func refLogSumExp(v []float64) float64 {
+	mx := math.Inf(-1)
+	for _, x := range v {
+		mx = max(mx, x)
+	}
+	var s float64
+	for _, x := range v {
+		s += math.Exp(x - mx)
+	}
+	return mx + math.Log(s)
+}
+
+// refProb materializes a log-weight as the contract says: probabilities
+// below 1e-300 (log-weights below MinLogProb) are 0.
+func refProb(l float64) float64 {
+	if l < MinLogProb {
+		return 0
+	}
+	return math.Exp(l)
+}
+
+// refLogProx returns the entropic prox center − eta g − logsumexp in log
+// space, its probabilities, and the per-element scales of the log-weights
+// 1 + |c_i| + |eta g_i| + |lse|.
+func refLogProx(center, g []float64, eta float64) (logw, prob, scale []float64) {
+	n := len(center)
+	raw := make([]float64, n)
+	for i := range raw {
+		raw[i] = center[i] - eta*g[i]
+	}
+	lse := refLogSumExp(raw)
+	logw, prob, scale = make([]float64, n), make([]float64, n), make([]float64, n)
+	for i, r := range raw {
+		logw[i] = r - lse
+		prob[i] = refProb(logw[i])
+		scale[i] = 1 + math.Abs(center[i]) + math.Abs(eta*g[i]) + math.Abs(lse)
+	}
+	return logw, prob, scale
+}
+
+// refProjectSimplex projects v onto the probability simplex by sorting
+// (Held, Wolfe and Crowder): τ = (Σ_{k≤ρ} s_k − 1)/ρ for the largest ρ with
+// s_ρ > τ_ρ, where s is v sorted in decreasing order.
+func refProjectSimplex(v []float64) []float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	slices.Reverse(s)
+	var cum, tau float64
+	for k, x := range s {
+		cum += x
+		if t := (cum - 1) / float64(k+1); x > t {
+			tau = t
+		}
+	}
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = max(x-tau, 0)
+	}
+	return out
+}
+
+// prox checks both setups with a moderate step and a large one. The large
+// entropic step spreads eta g over ±800, so most probabilities fall below
+// 1e-300 and must be materialized as 0; the large Euclidean step makes the
+// projection sparse.
+func (st *selfTest) prox() error {
+	tol := selfTestReductionTol(max(st.m, st.n))
+	var e errAccum
+	for _, n := range st.lens() {
+		for _, eta := range []float64{0.9, 800} {
+			cl, cp := st.logPoint(n, 3)
+			center, err := st.loadPoint(cl, cp)
+			if err != nil {
+				return err
+			}
+			gh := st.uniform(n, -1, 1)
+			g, err := st.vec(gh)
+			if err != nil {
+				return err
+			}
+			dst, err := st.point(n, Entropic)
+			if err != nil {
+				return err
+			}
+			st.b.Prox(dst, center, g, eta, Entropic)
+			gl, err := st.store(dst.State)
+			if err != nil {
+				return err
+			}
+			gp, err := st.store(dst.Value)
+			if err != nil {
+				return err
+			}
+			wl, wp, scale := refLogProx(cl, gh, eta)
+			e.addVec(gl, wl, scale)
+			// A probability's relative error is its log-weight's absolute
+			// error. One that is 0 where it should not be, or the reverse,
+			// counts as an error of 1, unless its log-weight is within the
+			// tolerance of the 1e-300 cut, where either is right.
+			for i := range wp {
+				if (gp[i] == 0) != (wp[i] == 0) {
+					if math.Abs(wl[i]-MinLogProb) > 10*tol*scale[i] {
+						e.max = max(e.max, 1)
+					}
+					continue
+				}
+				e.add(gp[i], wp[i], wp[i]*scale[i])
+			}
+		}
+	}
+	st.record("Prox/entropic", tol, e)
+
+	e = errAccum{}
+	for _, n := range st.lens() {
+		for _, eta := range []float64{0.5, 50} {
+			ch := st.simplex(n, 0.2)
+			center, err := st.loadPoint(nil, ch)
+			if err != nil {
+				return err
+			}
+			gh := st.uniform(n, -1, 1)
+			g, err := st.vec(gh)
+			if err != nil {
+				return err
+			}
+			dst, err := st.point(n, Euclidean)
+			if err != nil {
+				return err
+			}
+			st.b.Prox(dst, center, g, eta, Euclidean)
+			got, err := st.store(dst.Value)
+			if err != nil {
+				return err
+			}
+			v := make([]float64, n)
+			scale := 1.0
+			for i := range v {
+				v[i] = ch[i] - eta*gh[i]
+				scale = max(scale, math.Abs(ch[i])+math.Abs(eta*gh[i]))
+			}
+			e.addVec(got, refProjectSimplex(v), []float64{scale})
+		}
+	}
+	st.record("Prox/euclidean", tol, e)
+	return nil
+}
+
+// proxInputs are the host copies of one ProxStats block's inputs.
+type proxInputs struct {
+	setup                  Setup
+	yl, xl, nl             []float64 // log-weights (entropic only)
+	y, x, yn, m, g, ax, ag []float64
+}
+
+// refStats holds the reference BlockStats and the scale of each field.
+type refStats struct {
+	want, scale BlockStats
+	nax, nag    []float64 // updated averages
+	sax, sag    []float64 // their per-element scales
+}
+
+// refProxStats computes what ProxStats must return for one block, with
+// naive loops, and the scale (sum of magnitudes of the terms) of each
+// scalar.
+func refProxStats(in *proxInputs, w float64) refStats {
+	n := len(in.x)
+	var r refStats
+	var divXY, divYX, distXY, distXYNew, dual, inner float64
+	var sDivXY, sDivYX, sDistXY, sDistXYNew, sDual, sInner float64
+	for i := range n {
+		d := in.g[i] - in.m[i]
+		sd := math.Abs(in.g[i]) + math.Abs(in.m[i])
+		dx := in.x[i] - in.yn[i]
+		sdx := math.Abs(in.x[i]) + math.Abs(in.yn[i])
+		inner += d * dx
+		sInner += sd * sdx
+		switch in.setup {
+		case Entropic:
+			divXY += in.x[i] * (in.xl[i] - in.yl[i])
+			sDivXY += math.Abs(in.x[i]) * (math.Abs(in.xl[i]) + math.Abs(in.yl[i]))
+			divYX += in.yn[i] * (in.nl[i] - in.xl[i])
+			sDivYX += math.Abs(in.yn[i]) * (math.Abs(in.nl[i]) + math.Abs(in.xl[i]))
+			distXY += math.Abs(in.x[i] - in.y[i])
+			sDistXY += math.Abs(in.x[i]) + math.Abs(in.y[i])
+			distXYNew += math.Abs(dx)
+			sDistXYNew += sdx
+			dual = max(dual, math.Abs(d))
+			sDual = max(sDual, sd)
+		case Euclidean:
+			dy := in.x[i] - in.y[i]
+			sdy := math.Abs(in.x[i]) + math.Abs(in.y[i])
+			distXY += dy * dy
+			sDistXY += sdy * sdy
+			distXYNew += dx * dx
+			sDistXYNew += sdx * sdx
+			dual += d * d
+			sDual += sd * sd
+		}
+	}
+	if in.setup == Euclidean {
+		divXY, divYX = distXY/2, distXYNew/2
+		sDivXY, sDivYX = sDistXY/2, sDistXYNew/2
+		distXY, distXYNew, dual = math.Sqrt(distXY), math.Sqrt(distXYNew), math.Sqrt(dual)
+		sDistXY, sDistXYNew, sDual = math.Sqrt(sDistXY), math.Sqrt(sDistXYNew), math.Sqrt(sDual)
+	}
+	minG, minAvg := math.Inf(1), math.Inf(1)
+	var sMinG, sMinAvg float64
+	r.nax, r.nag = make([]float64, n), make([]float64, n)
+	r.sax, r.sag = make([]float64, n), make([]float64, n)
+	for i := range n {
+		minG = min(minG, in.g[i])
+		sMinG = max(sMinG, math.Abs(in.g[i]))
+		r.nax[i] = in.ax[i] + w*(in.x[i]-in.ax[i])
+		r.sax[i] = math.Abs(in.ax[i]) + math.Abs(w)*(math.Abs(in.x[i])+math.Abs(in.ax[i]))
+		r.nag[i] = in.ag[i] + w*(in.g[i]-in.ag[i])
+		r.sag[i] = math.Abs(in.ag[i]) + math.Abs(w)*(math.Abs(in.g[i])+math.Abs(in.ag[i]))
+		minAvg = min(minAvg, r.nag[i])
+		sMinAvg = max(sMinAvg, r.sag[i])
+	}
+	r.want = BlockStats{
+		GapStats: GapStats{MinG: minG, MinAvgG: minAvg},
+		DivXY:    max(divXY, 0), DivYX: max(divYX, 0),
+		DistXY: distXY, DistXYNew: distXYNew, DualGM: dual, InnerGM: inner,
+	}
+	r.scale = BlockStats{
+		GapStats: GapStats{MinG: sMinG, MinAvgG: sMinAvg},
+		DivXY:    sDivXY, DivYX: sDivYX,
+		DistXY: sDistXY, DistXYNew: sDistXYNew, DualGM: sDual, InnerGM: sInner,
+	}
+	return r
+}
+
+// addStats records every field of got against the reference.
+func (e *errAccum) addStats(got BlockStats, r *refStats) {
+	w, s := &r.want, &r.scale
+	e.add(got.MinG, w.MinG, s.MinG)
+	e.add(got.MinAvgG, w.MinAvgG, s.MinAvgG)
+	e.add(got.DivXY, w.DivXY, s.DivXY)
+	e.add(got.DivYX, w.DivYX, s.DivYX)
+	e.add(got.DistXY, w.DistXY, s.DistXY)
+	e.add(got.DistXYNew, w.DistXYNew, s.DistXYNew)
+	e.add(got.DualGM, w.DualGM, s.DualGM)
+	e.add(got.InnerGM, w.InnerGM, s.InnerGM)
+}
+
+// proxBlock draws one block's inputs and places them on the backend.
+func (st *selfTest) proxBlock(n int, s Setup) (*proxInputs, ProxBlock, error) {
+	in := &proxInputs{setup: s}
+	pb := ProxBlock{Setup: s}
+	var err error
+	pts := []struct {
+		l, v *[]float64
+		p    *Point
+	}{{&in.yl, &in.y, &pb.Y}, {&in.xl, &in.x, &pb.X}, {&in.nl, &in.yn, &pb.YNew}}
+	for _, pt := range pts {
+		if s == Entropic {
+			*pt.l, *pt.v = st.logPoint(n, 2)
+		} else {
+			*pt.v = st.simplex(n, 0.2)
+		}
+		if *pt.p, err = st.loadPoint(*pt.l, *pt.v); err != nil {
+			return nil, pb, err
+		}
+	}
+	in.m, in.g = st.uniform(n, -2, 2), st.uniform(n, -2, 2)
+	in.ax, in.ag = st.simplex(n, 0), st.uniform(n, -2, 2)
+	for _, v := range []struct {
+		h []float64
+		d *Vector
+	}{{in.m, &pb.M}, {in.g, &pb.G}, {in.ax, &pb.AvgX}, {in.ag, &pb.AvgG}} {
+		if *v.d, err = st.vec(v.h); err != nil {
+			return nil, pb, err
+		}
+	}
+	if pb.NewAvgX, err = st.nanVec(n); err != nil {
+		return nil, pb, err
+	}
+	if pb.NewAvgG, err = st.nanVec(n); err != nil {
+		return nil, pb, err
+	}
+	return in, pb, nil
+}
+
+// proxStats runs two ProxStats calls with a block of each setup, the row
+// block entropic and the column block Euclidean, then the reverse, and
+// checks the scalars, the new averages, and that the old averages are
+// untouched.
+func (st *selfTest) proxStats() error {
+	var acc [2]errAccum // by setup
+	lens := st.lens()
+	for _, sets := range [][2]Setup{{Entropic, Euclidean}, {Euclidean, Entropic}} {
+		var ins [2]*proxInputs
+		var blocks [2]ProxBlock
+		for k := range 2 {
+			var err error
+			if ins[k], blocks[k], err = st.proxBlock(lens[k], sets[k]); err != nil {
+				return err
+			}
+		}
+		w := 0.05 + 0.9*st.rng.Float64()
+		dst := make([]BlockStats, 2)
+		for k := range dst {
+			dst[k] = BlockStats{GapStats: GapStats{math.NaN(), math.NaN()}, DivXY: math.NaN(), DivYX: math.NaN(),
+				DistXY: math.NaN(), DistXYNew: math.NaN(), DualGM: math.NaN(), InnerGM: math.NaN()}
+		}
+		if err := st.b.ProxStats(dst, w, blocks[:]); err != nil {
+			return err
+		}
+		for k := range 2 {
+			e := &acc[sets[k]]
+			r := refProxStats(ins[k], w)
+			e.addStats(dst[k], &r)
+			nax, err := st.store(blocks[k].NewAvgX)
+			if err != nil {
+				return err
+			}
+			nag, err := st.store(blocks[k].NewAvgG)
+			if err != nil {
+				return err
+			}
+			e.addVec(nax, r.nax, r.sax)
+			e.addVec(nag, r.nag, r.sag)
+			ax, err := st.store(blocks[k].AvgX)
+			if err != nil {
+				return err
+			}
+			ag, err := st.store(blocks[k].AvgG)
+			if err != nil {
+				return err
+			}
+			e.addBits(ax, ins[k].ax)
+			e.addBits(ag, ins[k].ag)
+		}
+	}
+	tol := selfTestReductionTol(max(st.m, st.n))
+	st.record("ProxStats/entropic", tol, acc[Entropic])
+	st.record("ProxStats/euclidean", tol, acc[Euclidean])
+	return nil
+}
+
+// average runs Average on both blocks with running averages (the pattern
+// of the regret-matching baselines), then without (the pattern of the
+// solver's certification, w = 0), checking the updated averages and the
+// extremes.
+func (st *selfTest) average() error {
+	var e errAccum
+	lens := st.lens()
+	for _, withAvg := range []bool{true, false} {
+		var blocks [2]AvgBlock
+		var xs, gs, axs, ags [2][]float64
+		for k, n := range lens {
+			xs[k], gs[k] = st.simplex(n, 0.2), st.uniform(n, -2, 2)
+			var err error
+			if blocks[k].X, err = st.vec(xs[k]); err != nil {
+				return err
+			}
+			if blocks[k].G, err = st.vec(gs[k]); err != nil {
+				return err
+			}
+			if withAvg {
+				axs[k], ags[k] = st.simplex(n, 0), st.uniform(n, -2, 2)
+				if blocks[k].AvgX, err = st.vec(axs[k]); err != nil {
+					return err
+				}
+				if blocks[k].AvgG, err = st.vec(ags[k]); err != nil {
+					return err
+				}
+			}
+		}
+		w := 0.0
+		if withAvg {
+			w = 0.05 + 0.9*st.rng.Float64()
+		}
+		dst := []GapStats{{math.NaN(), math.NaN()}, {math.NaN(), math.NaN()}}
+		if err := st.b.Average(dst, w, blocks[:]); err != nil {
+			return err
+		}
+		for k := range 2 {
+			minG, sG := math.Inf(1), 0.0
+			for _, g := range gs[k] {
+				minG = min(minG, g)
+				sG = max(sG, math.Abs(g))
+			}
+			e.add(dst[k].MinG, minG, sG)
+			if !withAvg {
+				continue
+			}
+			in := proxInputs{x: xs[k], g: gs[k], ax: axs[k], ag: ags[k]}
+			// The averaging part of ProxStats is the same update.
+			r := averageRef(&in, w)
+			e.add(dst[k].MinAvgG, r.want.MinAvgG, r.scale.MinAvgG)
+			ax, err := st.store(blocks[k].AvgX)
+			if err != nil {
+				return err
+			}
+			ag, err := st.store(blocks[k].AvgG)
+			if err != nil {
+				return err
+			}
+			e.addVec(ax, r.nax, r.sax)
+			e.addVec(ag, r.nag, r.sag)
+		}
+	}
+	st.record("Average", SelfTestElementwiseTol, e)
+	return nil
+}
+
+// averageRef is the averaging part of refProxStats: the updated averages
+// and min of the averaged g, with their scales.
+func averageRef(in *proxInputs, w float64) refStats {
+	n := len(in.x)
+	r := refStats{nax: make([]float64, n), nag: make([]float64, n), sax: make([]float64, n), sag: make([]float64, n)}
+	r.want.MinAvgG = math.Inf(1)
+	for i := range n {
+		r.nax[i] = in.ax[i] + w*(in.x[i]-in.ax[i])
+		r.sax[i] = math.Abs(in.ax[i]) + math.Abs(w)*(math.Abs(in.x[i])+math.Abs(in.ax[i]))
+		r.nag[i] = in.ag[i] + w*(in.g[i]-in.ag[i])
+		r.sag[i] = math.Abs(in.ag[i]) + math.Abs(w)*(math.Abs(in.g[i])+math.Abs(in.ag[i]))
+		r.want.MinAvgG = min(r.want.MinAvgG, r.nag[i])
+		r.scale.MinAvgG = max(r.scale.MinAvgG, r.sag[i])
+	}
+	return r
+}
+
+// refRegretMatch performs one RM+ or PRM+ update on host copies and returns
+// the new x and r with their scales (per element for r, one for x).
+func refRegretMatch(x, r, u []float64, sign, tiny float64, predictive bool) (nx, nr, sr []float64, sx float64) {
+	n := len(x)
+	var v, sv float64
+	for i := range n {
+		v += x[i] * u[i]
+		sv += math.Abs(x[i] * u[i])
+	}
+	v *= sign
+	nr, sr = make([]float64, n), make([]float64, n)
+	num := make([]float64, n)
+	var sum, smax float64
+	for i := range n {
+		rho := sign*u[i] - v
+		nr[i] = max(r[i]+rho, 0)
+		sr[i] = math.Abs(r[i]) + math.Abs(u[i]) + sv
+		num[i] = nr[i]
+		if predictive {
+			num[i] = max(nr[i]+rho, 0)
+			sr[i] *= 2
+		}
+		sum += num[i]
+		smax = max(smax, sr[i])
+	}
+	nx = slices.Clone(x)
+	if !(sum > tiny) {
+		return nx, nr, sr, 1
+	}
+	var xmax float64
+	for i := range n {
+		nx[i] = num[i] / sum
+		xmax = max(xmax, nx[i])
+	}
+	return nx, nr, sr, xmax + smax/sum
+}
+
+// regretMatch checks RM+ and PRM+ with both signs (the row player with
+// sign +1, the column player with −1, as the baselines call it), each once
+// with a threshold the regrets clear and once with one they cannot, where
+// x must stay exactly as it was.
+func (st *selfTest) regretMatch() error {
+	tol := selfTestReductionTol(max(st.m, st.n))
+	for _, pred := range []bool{false, true} {
+		var e errAccum
+		for k, n := range st.lens() {
+			sign := float64(1 - 2*k)
+			for _, tiny := range []float64{1e-300, math.MaxFloat64} {
+				xh := st.simplex(n, 0.2)
+				rh := st.uniform(n, -0.2, 1)
+				for i := range rh {
+					rh[i] = max(rh[i], 0)
+				}
+				uh := st.uniform(n, -2, 2)
+				x, err := st.vec(xh)
+				if err != nil {
+					return err
+				}
+				r, err := st.vec(rh)
+				if err != nil {
+					return err
+				}
+				u, err := st.vec(uh)
+				if err != nil {
+					return err
+				}
+				st.b.RegretMatch(x, r, u, sign, tiny, pred)
+				gx, err := st.store(x)
+				if err != nil {
+					return err
+				}
+				gr, err := st.store(r)
+				if err != nil {
+					return err
+				}
+				wx, wr, sr, sx := refRegretMatch(xh, rh, uh, sign, tiny, pred)
+				e.addVec(gr, wr, sr)
+				if tiny == math.MaxFloat64 {
+					e.addBits(gx, wx)
+				} else {
+					e.addVec(gx, wx, []float64{sx})
+				}
+			}
+		}
+		name := "RegretMatch/rm+"
+		if pred {
+			name = "RegretMatch/prm+"
+		}
+		st.record(name, tol, e)
+	}
+	return nil
+}
