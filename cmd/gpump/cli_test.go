@@ -489,3 +489,31 @@ func TestReviewedEdges(t *testing.T) {
 		t.Errorf("after resume: %v", lines)
 	}
 }
+
+// TestDeviceCommands: devices, selftest and bench run their CPU parts, and
+// --device cuda in a CPU build is one clear error.
+func TestDeviceCommands(t *testing.T) {
+	if code, stdout, _ := gpump(t, "devices"); code != exitOK || !strings.Contains(stdout, "cpu") {
+		t.Errorf("devices: exit %d\n%s", code, stdout)
+	}
+	if code, stdout, stderr := gpump(t, "selftest", "--threads", "2"); code != exitOK || !strings.Contains(stdout, "0 failed") {
+		t.Errorf("selftest: exit %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr := gpump(t, "bench", "--m", "200", "--n", "300", "--min-time", "20ms", "--json")
+	var b map[string]any
+	if code != exitOK || json.Unmarshal([]byte(stdout), &b) != nil || b["operator_gb_s"].(float64) <= 0 || b["peak_gb_s"].(float64) <= 0 {
+		t.Errorf("bench: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if _, ok := openers["cuda"]; !ok {
+		for _, args := range [][]string{
+			{"solve", "--gen", "cyclic:n=3", "--device", "cuda"},
+			{"selftest", "--device", "cuda"},
+			{"bench", "--device", "cuda"},
+		} {
+			code, _, stderr := gpump(t, args...)
+			if code != exitError || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "-tags cuda") {
+				t.Errorf("%v: exit %d, %q", args, code, stderr)
+			}
+		}
+	}
+}

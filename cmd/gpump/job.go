@@ -67,6 +67,7 @@ func solverFlags() []cli.Flag {
 		&cli.IntFlag{Name: "max-evals", Usage: "operator evaluation limit", DefaultText: "none"},
 		&cli.DurationFlag{Name: "time-limit", Usage: "wall-time limit of the iterations, e.g. 30s", DefaultText: "none"},
 		&cli.IntFlag{Name: "threads", Usage: "CPU worker threads", DefaultText: "all cores"},
+		&cli.StringFlag{Name: "device", Value: "cpu", Usage: deviceFlagUsage},
 	}
 }
 
@@ -122,6 +123,7 @@ type job struct {
 	setup   tensorops.Setup
 	s       solver.Settings // without Backend and Recorder
 	threads int
+	device  string
 }
 
 // newJob checks the flags and the positional arguments of a solve.
@@ -176,6 +178,12 @@ func (j *job) configure(c flagGetter) error {
 	}
 	if c.Duration("time-limit") < 0 {
 		return fmt.Errorf("--time-limit must be >= 0, got %v", c.Duration("time-limit"))
+	}
+	j.device = c.String("device")
+	if _, ok := openers[j.device]; !ok {
+		if _, _, err := openDevice(j.device, 1); err != nil {
+			return err
+		}
 	}
 	j.threads = c.Int("threads")
 	if j.threads == 0 {

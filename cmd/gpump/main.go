@@ -126,6 +126,9 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			solveCommand(),
 			batchCommand(),
 			genCommand(),
+			benchCommand(),
+			devicesCommand(),
+			selftestCommand(),
 			versionCommand(),
 		},
 		// Errors are printed by run, once; urfave/cli must not exit.

@@ -146,12 +146,15 @@ func (j *job) run(ctx context.Context, rec solver.Recorder, log *slog.Logger) (*
 	if err := game.SetSetups(j.setup, j.setup); err != nil {
 		return nil, nil, err
 	}
-	cpu := tensorops.NewCPU(j.threads)
-	defer cpu.Close()
+	backend, closeBackend, err := openDevice(j.device, j.threads)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer closeBackend()
 	s := j.s
-	s.Backend = cpu
+	s.Backend = backend
 	s.Recorder = rec
-	log.Info("solving", "algorithm", j.method.Name(), "threads", j.threads, "kernels", cpu.Kernels(), "target_relative_gap", s.RelGap)
+	log.Info("solving", "algorithm", j.method.Name(), "device", backend.Name(), "threads", j.threads, "kernels", kernelsOf(backend), "target_relative_gap", s.RelGap)
 	res, err := solver.Solve(ctx, game, &s, j.method)
 	if err != nil {
 		return nil, nil, err
@@ -167,7 +170,7 @@ func (j *job) run(ctx context.Context, rec solver.Recorder, log *slog.Logger) (*
 		Seconds: res.Runtime.Seconds(), LoadSeconds: load.Seconds(),
 		Algorithm: res.Method, Source: l.source, Format: l.format, M: m, N: n,
 		Precision: precisionName(l.a.Dtype()), MaxAbsEntry: game.MaxAbs(), TargetRelativeGap: s.RelGap,
-		Threads: j.threads, Kernels: cpu.Kernels(),
+		Device: backend.Name(), Threads: j.threads, Kernels: kernelsOf(backend),
 		RoundingBound: l.rounding * game.MaxAbs(), TargetAbsoluteGap: s.AbsGap,
 	}
 	if slices.Contains(methodFlags["setup"], j.method.Name()) {

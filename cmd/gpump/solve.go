@@ -85,6 +85,7 @@ type solveOutput struct {
 	TargetRelativeGap   float64   `json:"target_relative_gap"`
 	TargetAbsoluteGap   float64   `json:"target_absolute_gap,omitempty"`
 	Setup               string    `json:"setup,omitempty"`
+	Device              string    `json:"device"`
 	Threads             int       `json:"threads"`
 	Kernels             string    `json:"kernels"`
 	Strategies          string    `json:"strategies,omitempty"`

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+
+	"github.com/gpump/gpump/tensorops"
+)
+
+// deviceFlagUsage is the usage of every --device flag.
+const deviceFlagUsage = "where the matrix lives and the passes run: cpu, or cuda in a binary built with -tags cuda"
+
+// opener opens a backend; close releases it.
+type opener func(threads int) (b tensorops.Backend, close func() error, err error)
+
+// deviceDesc describes one device for gpump devices.
+type deviceDesc struct {
+	Device  string // the --device value
+	Name    string
+	Memory  int64   // bytes, 0 if unknown
+	Detail  string  // compute capability, kernels...
+	PeakBWs float64 // bytes per second, 0 if unknown
+}
+
+// openers are the devices compiled in; files behind build tags add theirs
+// (and their names to backends) in init.
+var openers = map[string]opener{
+	"cpu": func(threads int) (tensorops.Backend, func() error, error) {
+		c := tensorops.NewCPU(threads)
+		return c, c.Close, nil
+	},
+}
+
+// listers describe the devices of each backend compiled in.
+var listers = []func() ([]deviceDesc, error){listCPU}
+
+// openDevice opens the backend of --device.
+func openDevice(name string, threads int) (tensorops.Backend, func() error, error) {
+	if o, ok := openers[name]; ok {
+		return o(threads)
+	}
+	if name == "cuda" {
+		return nil, nil, fmt.Errorf("--device cuda: this gpump was built without CUDA: build it with `go build -tags cuda ./cmd/gpump` where the CUDA toolkit is installed, or use the image of Dockerfile.cuda")
+	}
+	names := make([]string, 0, len(openers))
+	for n := range openers {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return nil, nil, fmt.Errorf("unknown --device %q (this binary has %s)", name, strings.Join(names, ", "))
+}
+
+// kernelsOf names the kernels a backend runs, where it says.
+func kernelsOf(b tensorops.Backend) string {
+	if k, ok := b.(interface{ Kernels() string }); ok {
+		return k.Kernels()
+	}
+	return b.Name()
+}
+
+// listCPU describes this machine's CPU.
+func listCPU() ([]deviceDesc, error) {
+	c := tensorops.NewCPU(1)
+	kernels := c.Kernels()
+	c.Close()
+	return []deviceDesc{{
+		Device: "cpu",
+		Name:   cpuModel(),
+		Memory: int64(totalMemory()),
+		Detail: fmt.Sprintf("%d cores, %s kernels", runtime.NumCPU(), kernels),
+	}}, nil
+}
+
+// cpuModel is the CPU's model name where the system says it.
+func cpuModel() string {
+	f, err := os.Open("/proc/cpuinfo")
+	if err != nil {
+		return runtime.GOARCH
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return runtime.GOARCH
+}

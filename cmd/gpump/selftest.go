@@ -1,0 +1,83 @@
+package main
+
+import (
+	"fmt"
+	"runtime"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/gpump/gpump/tensorops"
+)
+
+func selftestCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "selftest",
+		Usage: "check every backend operation against a plain float64 reference",
+		Description: `Runs every operation of the backend contract (the fused operator, A q, A'p,
+the proxes, the per-iteration reductions, the averages, regret matching) on
+fresh seeded random inputs of several shapes, odd sizes and 1 x n included,
+for float64 and float32 storage, on the device and in plain Go, and prints
+the largest relative error of each. The exit status is 1 if any exceeds its
+tolerance (see tensorops.SelfTest for the tolerances).
+
+Examples:
+   gpump selftest
+   gpump selftest --device cuda --seed 7`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "device", Value: "cpu", Usage: deviceFlagUsage},
+			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the random inputs"},
+			&cli.IntFlag{Name: "threads", Usage: "CPU worker threads", DefaultText: "all cores"},
+			&cli.BoolFlag{Name: "all", Usage: "print every check, not only the worst per operation"},
+		},
+		Action: selftestAction,
+	}
+}
+
+func selftestAction(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return fmt.Errorf("selftest takes no arguments, got %q", c.Args().First())
+	}
+	b, closeB, err := openDevice(c.String("device"), threadsOf(c))
+	if err != nil {
+		return err
+	}
+	defer closeB()
+	res, err := tensorops.SelfTest(c.Context, b, &tensorops.SelfTestOptions{Seed: c.Uint64("seed")})
+	if err != nil {
+		return err
+	}
+	shown := res
+	if !c.Bool("all") {
+		shown = tensorops.SelfTestWorst(res)
+	}
+	tw := tabwriter.NewWriter(c.App.Writer, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "OPERATION\tSHAPE\tSTORAGE\tMAX REL ERROR\tTOLERANCE\t\n")
+	failed := 0
+	for _, r := range res {
+		if !r.Pass {
+			failed++
+		}
+	}
+	for _, r := range shown {
+		mark := "ok"
+		if !r.Pass {
+			mark = "FAIL"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.2e\t%.0e\t%s\n", r.Op, r.Shape, r.Dtype, r.MaxRelErr, r.Tol, mark)
+	}
+	tw.Flush()
+	fmt.Fprintf(c.App.Writer, "%s (%s): %d checks, %d failed\n", b.Name(), kernelsOf(b), len(res), failed)
+	if failed > 0 {
+		return fmt.Errorf("selftest: %d of %d checks exceed their tolerance", failed, len(res))
+	}
+	return nil
+}
+
+// threadsOf is --threads, or every core.
+func threadsOf(c *cli.Context) int {
+	if t := c.Int("threads"); t > 0 {
+		return min(t, maxThreads)
+	}
+	return runtime.GOMAXPROCS(0)
+}
