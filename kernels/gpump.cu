@@ -1,0 +1,969 @@
+// gpump CUDA kernels: everything the tensorops backend contract (SPEC
+// section 6, tensorops/backend.go) needs on the device.
+//
+// Build: go generate ./kernels  (nvcc -ptx -arch=compute_70, see generate.go).
+// The launch shapes, partial-buffer sizes and shared-memory sizes are computed
+// in Go (kernels.go) and passed in: this file never chooses a decomposition.
+//
+// Conventions (read these before launching anything):
+//   * The payoff matrix A is m x n, dense, row-major, float (suffix _f32) or
+//     double (suffix _f64). Every vector is double, and with float storage
+//     every product and sum is formed in double (like the CPU backend).
+//   * Every kernel parameter is 8 bytes: pointers, `long long` sizes and
+//     flags, `double` scalars (gorgonia.org/cu's Launch copies 8 bytes per
+//     argument). Pointers documented as "may be 0" are skipped when null.
+//   * Block sizes are fixed: 256 threads for every kernel but
+//     gpump_simplex_prox (1024). Each kernel is declared with
+//     __launch_bounds__ of that size.
+//   * No float atomics. Every reduction is two-stage with a fixed order: the
+//     work is cut into logical units (tiles of A, chunks of a vector) that
+//     depend only on (m, n), never on the grid or on the device, each unit
+//     reduces its elements in a fixed order (a per-thread sequential loop, then
+//     a shuffle/shared-memory tree whose shape is fixed by the block size),
+//     and a second kernel combines the unit partials in index order. Kernels
+//     loop over units with a grid stride, so the grid size changes speed,
+//     never the result: the same inputs give bitwise the same outputs on every
+//     GPU and every run (the PTX holds explicit fma.rn instructions, and the
+//     JIT does not re-associate them).
+//   * Accumulation order (documented because it fixes the rounding):
+//       - A q: per row i and 256-column tile, each lane forms a fused
+//         multiply-add chain over its 8 columns (lane + 32k), the warp adds the
+//         32 lane sums with an xor butterfly; tiles of one slice are added in
+//         column order into rowPartial; gpump_op_finish adds the slices in
+//         index order (8 threads per output, then those 8 in order).
+//       - A^T p: per column, each warp accumulates its rows (r0 + warp,
+//         r0 + warp + 8, ...) with fma; the 8 warps are added in warp order;
+//         gpump_op_finish adds the row blocks like the slices above.
+//       - vector reductions: per chunk, thread t visits chunk elements
+//         t, t + 256, ... in order; the 256 thread values go through a xor
+//         butterfly per warp then warp 0 over the 8 warp values; finishing
+//         kernels visit the chunk partials the same way (thread t takes chunks
+//         t, t + 256, ...).
+//     No Kahan summation: with float64 accumulation the relative rounding of
+//     a sum of N terms is about log2(N) 2^-53 for these tree orders.
+//   * min and max propagate NaN (like Go's math.Min / math.Max), so a NaN
+//     operator value reaches the host instead of being skipped.
+//
+// Bytes moved are given per call with s = sizeof(matrix element) (4 or 8)
+// and 8-byte vectors; "chunks" and the op decomposition (gx, gy) are those of
+// kernels.go.
+
+typedef long long i64;
+
+#define GP_FULL_MASK 0xffffffffu
+#define GP_WARP 32
+#define GP_THREADS 256          // threads of every kernel but the simplex one
+#define GP_WARPS (GP_THREADS / GP_WARP)
+#define GP_SIMPLEX_THREADS 1024 // threads of gpump_simplex_prox
+#define GP_COLS_PER_LANE 8      // columns of a tile per lane
+#define GP_TILE (GP_WARP * GP_COLS_PER_LANE) // 256 columns per tile
+#define GP_REC 8                // doubles per stats partial record / result
+
+// log(1e-300): probabilities whose log-weight is below it are written as 0
+// (tensorops.MinLogProb).
+#define GP_MIN_LOG_PROB (-690.7755278982137)
+
+__device__ __forceinline__ double gp_inf() { return __longlong_as_double(0x7ff0000000000000LL); }
+__device__ __forceinline__ double gp_nan() { return __longlong_as_double(0x7ff8000000000000LL); }
+
+// NaN-propagating min and max (Go's math.Min, math.Max; fmin/fmax would drop
+// the NaN).
+__device__ __forceinline__ double gp_min(double a, double b) { return (a < b || a != a) ? a : b; }
+__device__ __forceinline__ double gp_max(double a, double b) { return (a > b || a != a) ? a : b; }
+
+enum { OP_SUM = 0, OP_MIN = 1, OP_MAX = 2 };
+
+__device__ __forceinline__ double gp_combine(int op, double a, double b)
+{
+	switch (op) {
+	case OP_MIN:
+		return gp_min(a, b);
+	case OP_MAX:
+		return gp_max(a, b);
+	default:
+		return a + b;
+	}
+}
+
+__device__ __forceinline__ double gp_identity(int op)
+{
+	switch (op) {
+	case OP_MIN:
+		return gp_inf();
+	case OP_MAX:
+		return -gp_inf();
+	default:
+		return 0.0;
+	}
+}
+
+// Xor butterfly over the warp: every lane ends with the same value (IEEE
+// addition, min and max are commutative, so lanes l and l^o compute the same
+// thing at every level).
+__device__ __forceinline__ double gp_warp_reduce(int op, double v)
+{
+#pragma unroll
+	for (int o = GP_WARP / 2; o > 0; o >>= 1)
+		v = gp_combine(op, v, __shfl_xor_sync(GP_FULL_MASK, v, o));
+	return v;
+}
+
+__device__ __forceinline__ i64 gp_warp_sum_i64(i64 v)
+{
+#pragma unroll
+	for (int o = GP_WARP / 2; o > 0; o >>= 1)
+		v += __shfl_xor_sync(GP_FULL_MASK, v, o);
+	return v;
+}
+
+// gp_block_reduce reduces K values across the block (blockDim.x a multiple
+// of 32, at most 1024) with ops[k]; every thread gets the results. sh must
+// hold K*32 doubles. It begins and ends with __syncthreads-safe use of sh, so
+// it may be called repeatedly with the same sh (all threads must call it).
+template <int K>
+__device__ __forceinline__ void gp_block_reduce(double (&v)[K], const int (&ops)[K], double *sh)
+{
+	const int lane = threadIdx.x & (GP_WARP - 1), warp = threadIdx.x / GP_WARP;
+	const int nw = blockDim.x / GP_WARP;
+#pragma unroll
+	for (int k = 0; k < K; k++)
+		v[k] = gp_warp_reduce(ops[k], v[k]);
+	__syncthreads(); // sh may still be read by a previous call
+	if (lane == 0) {
+#pragma unroll
+		for (int k = 0; k < K; k++)
+			sh[k * GP_WARP + warp] = v[k];
+	}
+	__syncthreads();
+	if (warp == 0) {
+#pragma unroll
+		for (int k = 0; k < K; k++) {
+			double x = lane < nw ? sh[k * GP_WARP + lane] : gp_identity(ops[k]);
+			x = gp_warp_reduce(ops[k], x);
+			v[k] = x;
+		}
+	}
+	__syncthreads();
+	if (warp == 0 && lane == 0) {
+#pragma unroll
+		for (int k = 0; k < K; k++)
+			sh[k * GP_WARP] = v[k];
+	}
+	__syncthreads();
+#pragma unroll
+	for (int k = 0; k < K; k++)
+		v[k] = sh[k * GP_WARP];
+}
+
+__device__ __forceinline__ double gp_block_reduce1(int op, double x, double *sh)
+{
+	double v[1] = {x};
+	const int ops[1] = {op};
+	gp_block_reduce<1>(v, ops, sh);
+	return v[0];
+}
+
+// Chunked vectors: chunk b of a length-n vector is [b*chunkLen,
+// min((b+1)*chunkLen, n)); chunks = ceil(n / chunkLen).
+__device__ __forceinline__ i64 gp_chunks(i64 n, i64 chunkLen) { return (n + chunkLen - 1) / chunkLen; }
+
+// gp_reduce_partials reduces field k of `chunks` records of `rec` doubles
+// with op: thread t takes records t, t+blockDim, ... in order, then the block
+// tree. Every block computes the same value.
+__device__ __forceinline__ double gp_reduce_partials(int op, const double *partial, i64 chunks, int rec, int k, double *sh)
+{
+	double s = gp_identity(op);
+	for (i64 j = threadIdx.x; j < chunks; j += blockDim.x)
+		s = gp_combine(op, s, partial[j * rec + k]);
+	return gp_block_reduce1(op, s, sh);
+}
+
+// ---------------------------------------------------------------------------
+// The operator: one pass over A.
+//
+// Work units: A is cut into gx column slices (each tilesPerSlice tiles of 256
+// columns; the last slice and tile may be short) and gy row blocks (each
+// rowsPerBlock rows; the last may be short). Unit u = by*gx + bx covers slice
+// bx of row block by. Units are visited with a grid stride, one unit per
+// block at a time. Inside a unit, for each tile: warp w takes rows r0 + w,
+// r0 + w + 8, ...; lane l reads columns tile*256 + l + 32k, k < 8 (a warp
+// reads 32 consecutive elements per k: 128-byte (f32) or 256-byte (f64)
+// coalesced transactions) and
+//   ROWS: forms the row's dot product with q over the tile (q of the tile
+//         sits in registers, loaded once per tile), reduces it over the warp
+//         and adds it into rowPartial[bx*m + i] (written on the slice's first
+//         tile, read-modify-written by the same warp on later ones);
+//   COLS: accumulates p_i A_ij for its 8 columns in registers; at the end of
+//         the tile the 8 warps' sums go through shared memory (8 x 256
+//         doubles), are added in warp order, and written to
+//         colPartial[by*n + j] (each written exactly once per pass).
+// gpump_op_finish then sums rowPartial over bx and colPartial over by.
+//
+// Shared memory: 16 KiB static (COLS kernels), none dynamic.
+// ---------------------------------------------------------------------------
+
+template <typename T, bool ROWS, bool COLS>
+__device__ __forceinline__ void gp_op_pass(
+	const T *__restrict__ A, i64 m, i64 n,
+	const double *__restrict__ p, const double *__restrict__ q,
+	double *__restrict__ rowPartial, double *__restrict__ colPartial,
+	i64 rowsPerBlock, i64 tilesPerSlice, i64 gx, i64 gy,
+	double (*red)[GP_TILE])
+{
+	const int lane = threadIdx.x & (GP_WARP - 1), warp = threadIdx.x / GP_WARP;
+	const i64 tilesN = (n + GP_TILE - 1) / GP_TILE;
+	const i64 units = gx * gy;
+	for (i64 u = blockIdx.x; u < units; u += gridDim.x) {
+		const i64 bx = u % gx, by = u / gx;
+		const i64 r0 = by * rowsPerBlock;
+		const i64 r1 = min(m, r0 + rowsPerBlock);
+		const i64 t0 = bx * tilesPerSlice;
+		const i64 t1 = min(tilesN, t0 + tilesPerSlice);
+		if (ROWS && t0 >= t1) {
+			// An empty slice (only if the shape was not made by kernels.go):
+			// its partials must still be defined.
+			for (i64 i = r0 + threadIdx.x; i < r1; i += blockDim.x)
+				rowPartial[bx * m + i] = 0.0;
+		}
+		for (i64 t = t0; t < t1; t++) {
+			const i64 c0 = t * GP_TILE;
+			double qr[GP_COLS_PER_LANE];
+			double acc[GP_COLS_PER_LANE];
+#pragma unroll
+			for (int k = 0; k < GP_COLS_PER_LANE; k++) {
+				const i64 col = c0 + lane + GP_WARP * k;
+				qr[k] = (ROWS && col < n) ? q[col] : 0.0;
+				acc[k] = 0.0;
+			}
+			// Two rows per iteration (i and i + 8) so that a lane has 16
+			// independent loads of A in flight; rows are still accumulated in
+			// the order r0 + w, r0 + w + 8, ...
+			for (i64 i = r0 + warp; i < r1; i += 2 * GP_WARPS) {
+				const i64 i2 = i + GP_WARPS;
+				const bool two = i2 < r1; // uniform across the warp
+				double prev0 = 0.0, prev1 = 0.0;
+				if (ROWS && lane == 0 && t > t0) {
+					// Issued before the loads of A, which hide its latency.
+					prev0 = rowPartial[bx * m + i];
+					if (two)
+						prev1 = rowPartial[bx * m + i2];
+				}
+				const T *row0 = A + i * n + c0;
+				const T *row1 = A + i2 * n + c0;
+				T a0[GP_COLS_PER_LANE], a1[GP_COLS_PER_LANE];
+#pragma unroll
+				for (int k = 0; k < GP_COLS_PER_LANE; k++) {
+					const i64 col = lane + GP_WARP * k;
+					const bool in = c0 + col < n;
+					a0[k] = in ? __ldg(row0 + col) : (T)0;
+					a1[k] = (in && two) ? __ldg(row1 + col) : (T)0;
+				}
+				if (ROWS) {
+					double d0 = 0.0, d1 = 0.0;
+#pragma unroll
+					for (int k = 0; k < GP_COLS_PER_LANE; k++) {
+						d0 = fma((double)a0[k], qr[k], d0);
+						d1 = fma((double)a1[k], qr[k], d1);
+					}
+#pragma unroll
+					for (int o = GP_WARP / 2; o > 0; o >>= 1) {
+						d0 += __shfl_xor_sync(GP_FULL_MASK, d0, o);
+						d1 += __shfl_xor_sync(GP_FULL_MASK, d1, o);
+					}
+					if (lane == 0) {
+						rowPartial[bx * m + i] = prev0 + d0;
+						if (two)
+							rowPartial[bx * m + i2] = prev1 + d1;
+					}
+				}
+				if (COLS) {
+					const double p0 = p[i];
+#pragma unroll
+					for (int k = 0; k < GP_COLS_PER_LANE; k++)
+						acc[k] = fma(p0, (double)a0[k], acc[k]);
+					if (two) {
+						const double p1 = p[i2];
+#pragma unroll
+						for (int k = 0; k < GP_COLS_PER_LANE; k++)
+							acc[k] = fma(p1, (double)a1[k], acc[k]);
+					}
+				}
+			}
+			if (COLS) {
+#pragma unroll
+				for (int k = 0; k < GP_COLS_PER_LANE; k++)
+					red[warp][lane + GP_WARP * k] = acc[k];
+				__syncthreads();
+				// blockDim.x == GP_TILE: thread j owns column c0 + j.
+				const i64 col = c0 + threadIdx.x;
+				double s = red[0][threadIdx.x];
+#pragma unroll
+				for (int w = 1; w < GP_WARPS; w++)
+					s += red[w][threadIdx.x];
+				if (col < n)
+					colPartial[by * n + col] = s;
+				__syncthreads();
+			}
+		}
+	}
+}
+
+// gpump_op_fused_{f32,f64}: one pass over A for F(p, q) = (-A q, A^T p).
+//   Arguments: A, m, n, p (m), q (n), rowPartial (gx*m), colPartial (gy*n),
+//   rowsPerBlock, tilesPerSlice, gx, gy.
+//   Launch: grid OpShape.Grid (x only, any size >= 1), block 256, no dynamic
+//   shared memory; then gpump_op_finish with sign -1.
+//   Bytes: reads A once (m*n*s), p (m*8 per tile of a row, from L2: m*8 from
+//   DRAM), q (gy*n*8); writes rowPartial ceil(n/256)*m*8 (plus the same read
+//   back when a slice has more than one tile, i.e. n > 262144) and
+//   colPartial gy*n*8.
+#define GP_OP_KERNEL(NAME, T, ROWS, COLS)                                                      \
+	extern "C" __global__ void __launch_bounds__(GP_THREADS) NAME(                        \
+		const T *__restrict__ A, i64 m, i64 n,                                          \
+		const double *__restrict__ p, const double *__restrict__ q,                     \
+		double *__restrict__ rowPartial, double *__restrict__ colPartial,               \
+		i64 rowsPerBlock, i64 tilesPerSlice, i64 gx, i64 gy)                            \
+	{                                                                                       \
+		__shared__ double red[COLS ? GP_WARPS : 1][GP_TILE];                             \
+		gp_op_pass<T, ROWS, COLS>(A, m, n, p, q, rowPartial, colPartial,                 \
+					  rowsPerBlock, tilesPerSlice, gx, gy, red);              \
+	}
+
+GP_OP_KERNEL(gpump_op_fused_f32, float, true, true)
+GP_OP_KERNEL(gpump_op_fused_f64, double, true, true)
+
+// gpump_op_mulvec_{f32,f64}: one pass over A for A q (row dots only).
+//   Same arguments and launch as gpump_op_fused (p and colPartial are not
+//   read and may be 0); then gpump_op_finish with sign +1 and fq = 0.
+//   Bytes: A m*n*s, q gy*n*8, rowPartial as in the fused kernel.
+GP_OP_KERNEL(gpump_op_mulvec_f32, float, true, false)
+GP_OP_KERNEL(gpump_op_mulvec_f64, double, true, false)
+
+// gpump_op_multvec_{f32,f64}: one pass over A for A^T p (column sums only).
+//   Same arguments and launch as gpump_op_fused (q and rowPartial are not
+//   read and may be 0); then gpump_op_finish with fp = 0.
+//   Bytes: A m*n*s, p m*8, colPartial gy*n*8.
+GP_OP_KERNEL(gpump_op_multvec_f32, float, false, true)
+GP_OP_KERNEL(gpump_op_multvec_f64, double, false, true)
+
+// gpump_op_finish: fp[i] = sign * sum_{bx<gx} rowPartial[bx*m + i] and
+// fq[j] = sum_{by<gy} colPartial[by*n + j], sums in index order of bx / by
+// split over 8 threads (thread group k takes bx = k, k+8, ...; the 8 group
+// sums are added in order).
+//   Arguments: fp (m, may be 0 to skip), rowPartial (read only with fp),
+//              gx, m, sign, fq (n, may be 0 to skip), colPartial (read only
+//              with fq), gy, n.
+//   Launch: block 256 = 32 outputs x 8 groups; logical groups of 32 outputs:
+//   ceil(m/32) (if fp) followed by ceil(n/32) (if fq), grid-strided; grid
+//   OpShape.FinishGrid.
+//   Bytes: reads gx*m*8 + gy*n*8, writes (m + n)*8.
+extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_op_finish(
+	double *__restrict__ fp, const double *__restrict__ rowPartial, i64 gx, i64 m, double sign,
+	double *__restrict__ fq, const double *__restrict__ colPartial, i64 gy, i64 n)
+{
+	__shared__ double sh[GP_WARPS][GP_WARP];
+	const int tx = threadIdx.x & (GP_WARP - 1), ty = threadIdx.x / GP_WARP;
+	const i64 rowGroups = fp ? (m + GP_WARP - 1) / GP_WARP : 0;
+	const i64 colGroups = fq ? (n + GP_WARP - 1) / GP_WARP : 0;
+	for (i64 g = blockIdx.x; g < rowGroups + colGroups; g += gridDim.x) {
+		const bool rows = g < rowGroups;
+		const i64 L = rows ? m : n, K = rows ? gx : gy;
+		const double *part = rows ? rowPartial : colPartial;
+		const i64 l = (rows ? g : g - rowGroups) * GP_WARP + tx;
+		double s = 0.0;
+		if (l < L)
+			for (i64 k = ty; k < K; k += GP_WARPS)
+				s += part[k * L + l];
+		sh[ty][tx] = s;
+		__syncthreads();
+		if (ty == 0 && l < L) {
+			double t = sh[0][tx];
+#pragma unroll
+			for (int w = 1; w < GP_WARPS; w++)
+				t += sh[w][tx];
+			if (rows)
+				fp[l] = sign * t;
+			else
+				fq[l] = t;
+		}
+		__syncthreads();
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Elementwise kernels (no reduction). Launch: block 256, any grid
+// (VectorShape.Grid), grid-stride loop over the n elements.
+// ---------------------------------------------------------------------------
+
+#define GP_FOR_EACH(i, n) \
+	for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += (i64)gridDim.x * blockDim.x)
+
+// gpump_fill: dst[i] = value (Start: 1/n for probabilities, -log n for
+// log-weights; the host computes the constant, so the values are the CPU's).
+//   Arguments: dst, value, n.   Bytes: writes n*8.
+extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_fill(double *__restrict__ dst, double value, i64 n)
+{
+	GP_FOR_EACH(i, n)
+	dst[i] = value;
+}
+
+// gpump_axpby: dst = alpha x + beta y (dst may alias x or y).
+//   Arguments: dst, alpha, x, beta, y, n.   Bytes: reads 2n*8, writes n*8.
+extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_axpby(double *dst, double alpha, const double *x, double beta, const double *y, i64 n)
+{
+	GP_FOR_EACH(i, n)
+	dst[i] = alpha * x[i] + beta * y[i];
+}
+
+// gpump_box_prox: dst_i = min(max(c_i - eta g_i, lo_i), hi_i) (the Euclidean
+// box prox; dst may alias c or g).
+//   Arguments: dst, c, g, eta, lo, hi, n.   Bytes: reads 4n*8, writes n*8.
+extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_box_prox(
+	double *dst, const double *c, const double *g, double eta,
+	const double *__restrict__ lo, const double *__restrict__ hi, i64 n)
+{
+	GP_FOR_EACH(i, n)
+	dst[i] = gp_min(gp_max(c[i] - eta * g[i], lo[i]), hi[i]);
+}
+
+// ---------------------------------------------------------------------------
+// Chunked kernels. Stage one ("partial") kernels: logical unit = chunk b of
+// VectorShape (ChunkLen elements), block 256, grid-stride over the chunks,
+// one record of partials per chunk. Stage two ("finish") kernels: every block
+// first reduces all the chunk records (same order in every block, so every
+// block gets the same scalars; chunks <= 1024 records, read from L2), then
+// works elementwise with a grid stride. Launch both with VectorShape.Grid.
+// ---------------------------------------------------------------------------
+
+#define GP_FOR_CHUNK(b, chunks) for (i64 b = blockIdx.x; b < (chunks); b += gridDim.x)
+#define GP_FOR_IN_CHUNK(i, b, chunkLen, n) \
+	for (i64 i = (b) * (chunkLen) + threadIdx.x, i##_end = min((n), ((b) + 1) * (chunkLen)); i < i##_end; i += blockDim.x)
+
+// gpump_logprox_partial: first half of the entropic prox in log space
+// (tensorops.LogProx): l_i = c_i - eta g_i is written to dstLog, and per
+// chunk b: partial[2b] = max_i l_i, partial[2b+1] = sum_i exp(l_i - that max).
+// dstLog may alias c.
+//   Arguments: partial (2*chunks), dstLog, c, g, eta, n, chunkLen.
+//   Bytes: reads 2n*8 (+ n*8 re-read of dstLog, L1/L2), writes n*8 + chunks*16.
+extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_logprox_partial(
+	double *__restrict__ partial, double *dstLog, const double *c, const double *g,
+	double eta, i64 n, i64 chunkLen)
+{
+	__shared__ double sh[GP_WARP];
+	const i64 chunks = gp_chunks(n, chunkLen);
+	GP_FOR_CHUNK(b, chunks)
+	{
+		double mx = -gp_inf();
+		GP_FOR_IN_CHUNK(i, b, chunkLen, n)
+		{
+			const double l = c[i] - eta * g[i];
+			dstLog[i] = l;
+			mx = gp_max(mx, l);
+		}
+		mx = gp_block_reduce1(OP_MAX, mx, sh);
+		double s = 0.0;
+		GP_FOR_IN_CHUNK(j, b, chunkLen, n)
+		s += exp(dstLog[j] - mx); // the thread's own writes
+		s = gp_block_reduce1(OP_SUM, s, sh);
+		if (threadIdx.x == 0) {
+			partial[2 * b] = mx;
+			partial[2 * b + 1] = s;
+		}
+	}
+}
+
+// gpump_logprox_finish: second half. Every block combines the chunk records
+// into M = max_b max_b and S = sum_b s_b exp(max_b - M) (in chunk order), lse
+// = M + log S, then dstLog_i -= lse and dstProb_i = exp(dstLog_i), or 0 when
+// dstLog_i < log(1e-300). dstProb may alias g (g is not read here).
+//   Arguments: dstLog, dstProb, partial, n, chunkLen.
+//   Bytes: reads n*8 + chunks*16 per block (L2), writes 2n*8.
+extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_logprox_finish(
+	double *__restrict__ dstLog, double *__restrict__ dstProb, const double *__restrict__ partial,
+	i64 n, i64 chunkLen)
+{
+	__shared__ double sh[GP_WARP];
+	const i64 chunks = gp_chunks(n, chunkLen);
+	const double M = gp_reduce_partials(OP_MAX, partial, chunks, 2, 0, sh);
+	double s = 0.0;
+	for (i64 j = threadIdx.x; j < chunks; j += blockDim.x)
+		s += partial[2 * j + 1] * exp(partial[2 * j] - M);
+	const double S = gp_block_reduce1(OP_SUM, s, sh);
+	const double lse = M + log(S);
+	GP_FOR_EACH(i, n)
+	{
+		const double v = dstLog[i] - lse;
+		dstLog[i] = v;
+		dstProb[i] = v < GP_MIN_LOG_PROB ? 0.0 : exp(v);
+	}
+}
+
+// gpump_ball_partial: first half of the Euclidean ball prox (centre o,
+// radius r): d_i = c_i - eta g_i - o_i is written to dst, partial[b] =
+// sum_chunk d_i^2. dst may alias c or g.
+//   Arguments: partial (chunks), dst, c, g, o, eta, n, chunkLen.
+//   Bytes: reads 3n*8, writes n*8 + chunks*8.
+extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_ball_partial(
+	double *__restrict__ partial, double *dst, const double *c, const double *g,
+	const double *__restrict__ o, double eta, i64 n, i64 chunkLen)
+{
+	__shared__ double sh[GP_WARP];
+	const i64 chunks = gp_chunks(n, chunkLen);
+	GP_FOR_CHUNK(b, chunks)
+	{
+		double s = 0.0;
+		GP_FOR_IN_CHUNK(i, b, chunkLen, n)
+		{
+			const double d = c[i] - eta * g[i] - o[i];
+			dst[i] = d;
+			s = fma(d, d, s);
+		}
+		s = gp_block_reduce1(OP_SUM, s, sh);
+		if (threadIdx.x == 0)
+			partial[b] = s;
+	}
+}
+
+// gpump_ball_finish: r2 = sum of the chunk partials; f = radius/sqrt(r2) if
+// sqrt(r2) > radius, else 1; dst_i = o_i + f dst_i (solver.Ball.Prox).
+//   Arguments: dst, o, partial, radius, n, chunkLen.
+//   Bytes: reads 2n*8 + chunks*8 per block, writes n*8.
+extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_ball_finish(
+	double *__restrict__ dst, const double *__restrict__ o, const double *__restrict__ partial,
+	double radius, i64 n, i64 chunkLen)
+{
+	__shared__ double sh[GP_WARP];
+	const i64 chunks = gp_chunks(n, chunkLen);
+	const double r = sqrt(gp_reduce_partials(OP_SUM, partial, chunks, 1, 0, sh));
+	const double f = r > radius ? radius / r : 1.0;
+	GP_FOR_EACH(i, n)
+	dst[i] = o[i] + f * dst[i];
+}
+
+// ---------------------------------------------------------------------------
+// Mirror-prox trial statistics (tensorops.ProxStats) and averages
+// (tensorops.Average). Stage one writes one record of GP_REC doubles per
+// chunk:
+//   [0] min g_i            [1] min of the updated average of g
+//   [2] sum for DivXY       [3] sum for DivYX
+//   [4] sum for DistXY      [5] sum for DistXYNew
+//   [6] DualGM (max |g-m| entropic, sum (g-m)^2 Euclidean)
+//   [7] sum for InnerGM
+// gpump_stats_finish turns the records of one or two strategy blocks into the
+// result: GP_REC doubles per block in the field order of tensorops.BlockStats
+// (MinG, MinAvgG, DivXY, DivYX, DistXY, DistXYNew, DualGM, InnerGM); the host
+// copies 8*GP_REC*blocks bytes back, the iteration's one synchronization.
+// ---------------------------------------------------------------------------
+
+// gp_avg_update writes the running averages updated with weight fraction w
+// (avg + w (x - avg)) and returns the new average of g.
+__device__ __forceinline__ double gp_avg_update(i64 i, double w, double x, double g,
+						const double *ax, const double *ag, double *nax, double *nag)
+{
+	nax[i] = ax[i] + w * (x - ax[i]);
+	const double a = ag[i] + w * (g - ag[i]);
+	nag[i] = a;
+	return a;
+}
+
+__device__ __forceinline__ void gp_write_record(double *partial, i64 b, const double (&v)[GP_REC])
+{
+	if (threadIdx.x == 0) {
+#pragma unroll
+		for (int k = 0; k < GP_REC; k++)
+			partial[b * GP_REC + k] = v[k];
+	}
+}
+
+// gpump_proxstats_entropic: stage one of ProxStats for an entropic block.
+// Per element (x = x_t, y = y_{t-1}, yn = y_t; p* probabilities, l* log-weights):
+//   divXY += px (lx - ly); divYX += pyn (lyn - lx); distXY += |px - py|;
+//   distXYNew += |px - pyn|; d = g - m: dual = max(dual, |d|);
+//   inner += d (px - pyn); the averages are updated into nax, nag.
+//   Arguments: partial (GP_REC*chunks), py, px, pyn, ly, lx, lyn, m, g, ax,
+//              ag, nax, nag, w, n, chunkLen.
+//   Bytes: reads 10n*8, writes 2n*8 + chunks*64.
+extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_proxstats_entropic(
+	double *__restrict__ partial,
+	const double *__restrict__ py, const double *__restrict__ px, const double *__restrict__ pyn,
+	const double *__restrict__ ly, const double *__restrict__ lx, const double *__restrict__ lyn,
+	const double *__restrict__ mv, const double *__restrict__ g,
+	const double *__restrict__ ax, const double *__restrict__ ag,
+	double *__restrict__ nax, double *__restrict__ nag,
+	double w, i64 n, i64 chunkLen)
+{
+	__shared__ double sh[GP_REC * GP_WARP];
+	const int ops[GP_REC] = {OP_MIN, OP_MIN, OP_SUM, OP_SUM, OP_SUM, OP_SUM, OP_MAX, OP_SUM};
+	const i64 chunks = gp_chunks(n, chunkLen);
+	GP_FOR_CHUNK(b, chunks)
+	{
+		double v[GP_REC] = {gp_inf(), gp_inf(), 0, 0, 0, 0, 0, 0};
+		GP_FOR_IN_CHUNK(i, b, chunkLen, n)
+		{
+			const double x = px[i], y = py[i], yn = pyn[i], gi = g[i];
+			const double lxi = lx[i];
+			v[0] = gp_min(v[0], gi);
+			v[1] = gp_min(v[1], gp_avg_update(i, w, x, gi, ax, ag, nax, nag));
+			v[2] = fma(x, lxi - ly[i], v[2]);
+			v[3] = fma(yn, lyn[i] - lxi, v[3]);
+			v[4] += fabs(x - y);
+			v[5] += fabs(x - yn);
+			const double d = gi - mv[i];
+			v[6] = gp_max(v[6], fabs(d));
+			v[7] = fma(d, x - yn, v[7]);
+		}
+		gp_block_reduce<GP_REC>(v, ops, sh);
+		gp_write_record(partial, b, v);
+	}
+}
+
+// gpump_proxstats_euclidean: stage one of ProxStats for a Euclidean block
+// (State == Value): distXY += (x - y)^2; distXYNew += (x - yn)^2;
+// dual += (g - m)^2; inner += (g - m)(x - yn); averages as above. Record
+// fields [2] and [3] are unused (0): the finish derives the divergences.
+//   Arguments: partial (GP_REC*chunks), y, x, yn, m, g, ax, ag, nax, nag, w,
+//              n, chunkLen.
+//   Bytes: reads 7n*8, writes 2n*8 + chunks*64.
+extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_proxstats_euclidean(
+	double *__restrict__ partial,
+	const double *__restrict__ py, const double *__restrict__ px, const double *__restrict__ pyn,
+	const double *__restrict__ mv, const double *__restrict__ g,
+	const double *__restrict__ ax, const double *__restrict__ ag,
+	double *__restrict__ nax, double *__restrict__ nag,
+	double w, i64 n, i64 chunkLen)
+{
+	__shared__ double sh[GP_REC * GP_WARP];
+	const int ops[GP_REC] = {OP_MIN, OP_MIN, OP_SUM, OP_SUM, OP_SUM, OP_SUM, OP_SUM, OP_SUM};
+	const i64 chunks = gp_chunks(n, chunkLen);
+	GP_FOR_CHUNK(b, chunks)
+	{
+		double v[GP_REC] = {gp_inf(), gp_inf(), 0, 0, 0, 0, 0, 0};
+		GP_FOR_IN_CHUNK(i, b, chunkLen, n)
+		{
+			const double x = px[i], gi = g[i];
+			const double dy = x - py[i], dn = x - pyn[i], d = gi - mv[i];
+			v[0] = gp_min(v[0], gi);
+			v[1] = gp_min(v[1], gp_avg_update(i, w, x, gi, ax, ag, nax, nag));
+			v[4] = fma(dy, dy, v[4]);
+			v[5] = fma(dn, dn, v[5]);
+			v[6] = fma(d, d, v[6]);
+			v[7] = fma(d, dn, v[7]);
+		}
+		gp_block_reduce<GP_REC>(v, ops, sh);
+		gp_write_record(partial, b, v);
+	}
+}
+
+// gpump_average_partial: stage one of Average for one block: ax += w (x -
+// ax) (ax may be 0: skipped, and then x is not read and may be 0 too),
+// ag += w (g - ag) (ag may be 0: skipped), and per
+// chunk [0] = min g, [1] = min of the updated ag (+Inf when ag is 0), the
+// other fields 0.
+//   Arguments: partial (GP_REC*chunks), x, g, ax, ag, w, n, chunkLen.
+//   Bytes: reads n*8 (+2n*8 per average), writes n*8 per average + chunks*64.
+extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_average_partial(
+	double *__restrict__ partial, const double *__restrict__ x, const double *__restrict__ g,
+	double *__restrict__ ax, double *__restrict__ ag, double w, i64 n, i64 chunkLen)
+{
+	__shared__ double sh[2 * GP_WARP];
+	const int ops[2] = {OP_MIN, OP_MIN};
+	const i64 chunks = gp_chunks(n, chunkLen);
+	GP_FOR_CHUNK(b, chunks)
+	{
+		double v[2] = {gp_inf(), gp_inf()};
+		GP_FOR_IN_CHUNK(i, b, chunkLen, n)
+		{
+			const double gi = g[i];
+			v[0] = gp_min(v[0], gi);
+			if (ax)
+				ax[i] += w * (x[i] - ax[i]);
+			if (ag) {
+				const double a = ag[i] + w * (gi - ag[i]);
+				ag[i] = a;
+				v[1] = gp_min(v[1], a);
+			}
+		}
+		gp_block_reduce<2>(v, ops, sh);
+		if (threadIdx.x == 0) {
+			partial[b * GP_REC + 0] = v[0];
+			partial[b * GP_REC + 1] = v[1];
+#pragma unroll
+			for (int k = 2; k < GP_REC; k++)
+				partial[b * GP_REC + k] = 0.0;
+		}
+	}
+}
+
+// Modes of gpump_stats_finish, one per strategy block (kernels.StatsMode*).
+enum {
+	GP_MODE_ENTROPIC = 0,  // records of gpump_proxstats_entropic
+	GP_MODE_EUCLIDEAN = 1, // records of gpump_proxstats_euclidean
+	GP_MODE_AVERAGE = 2,   // records of gpump_average_partial with ag
+	GP_MODE_CURRENT = 3,   // records of gpump_average_partial without ag: MinAvgG = NaN
+};
+
+// gpump_stats_finish: block k (k = blockIdx.x < 2) reduces the chunks_k
+// records at partial_k in chunk order and writes GP_REC doubles at out +
+// GP_REC*k: MinG, MinAvgG, DivXY, DivYX, DistXY, DistXYNew, DualGM, InnerGM
+// (tensorops.BlockStats order; for the average modes only the first two
+// mean anything and the rest are 0). Divergences are clamped at 0 (rounding
+// of two nearly equal points); Euclidean blocks get DivXY = DistXY^2/2,
+// DivYX = DistXYNew^2/2 and square roots of the sums of squares.
+//   Arguments: out (GP_REC*blocks), partial0, chunks0, mode0, partial1,
+//              chunks1, mode1 (partial1 unused when the grid is 1 block).
+//   Launch: grid = number of strategy blocks (1 or 2), block 256.
+//   Bytes: reads (chunks0 + chunks1)*64, writes 64 per block.
+extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_stats_finish(
+	double *__restrict__ out,
+	const double *__restrict__ partial0, i64 chunks0, i64 mode0,
+	const double *__restrict__ partial1, i64 chunks1, i64 mode1)
+{
+	__shared__ double sh[GP_REC * GP_WARP];
+	if (blockIdx.x > 1)
+		return;
+	const double *partial = blockIdx.x == 0 ? partial0 : partial1;
+	const i64 chunks = blockIdx.x == 0 ? chunks0 : chunks1;
+	const i64 mode = blockIdx.x == 0 ? mode0 : mode1;
+	int ops[GP_REC] = {OP_MIN, OP_MIN, OP_SUM, OP_SUM, OP_SUM, OP_SUM, OP_SUM, OP_SUM};
+	if (mode == GP_MODE_ENTROPIC)
+		ops[6] = OP_MAX;
+	double v[GP_REC];
+#pragma unroll
+	for (int k = 0; k < GP_REC; k++) {
+		v[k] = gp_identity(ops[k]);
+		for (i64 j = threadIdx.x; j < chunks; j += blockDim.x)
+			v[k] = gp_combine(ops[k], v[k], partial[j * GP_REC + k]);
+	}
+	gp_block_reduce<GP_REC>(v, ops, sh);
+	if (threadIdx.x != 0)
+		return;
+	double r[GP_REC];
+	r[0] = v[0];
+	r[1] = v[1];
+	switch (mode) {
+	case GP_MODE_ENTROPIC:
+		r[2] = gp_max(v[2], 0.0);
+		r[3] = gp_max(v[3], 0.0);
+		r[4] = v[4];
+		r[5] = v[5];
+		r[6] = v[6];
+		r[7] = v[7];
+		break;
+	case GP_MODE_EUCLIDEAN:
+		r[2] = gp_max(v[4] / 2, 0.0);
+		r[3] = gp_max(v[5] / 2, 0.0);
+		r[4] = sqrt(v[4]);
+		r[5] = sqrt(v[5]);
+		r[6] = sqrt(v[6]);
+		r[7] = v[7];
+		break;
+	default:
+		if (mode == GP_MODE_CURRENT)
+			r[1] = gp_nan();
+#pragma unroll
+		for (int k = 2; k < GP_REC; k++)
+			r[k] = 0.0;
+	}
+	double *o = out + GP_REC * blockIdx.x;
+#pragma unroll
+	for (int k = 0; k < GP_REC; k++)
+		o[k] = r[k];
+}
+
+// ---------------------------------------------------------------------------
+// Euclidean simplex projection (tensorops.ProjectSimplex), one block.
+// ---------------------------------------------------------------------------
+
+// Sum and count of the entries of v above tau, over the whole block.
+__device__ __forceinline__ void gp_sum_above(const double *v, i64 n, double tau, double *sh, i64 *shc,
+					     double *sum, i64 *cnt)
+{
+	const int lane = threadIdx.x & (GP_WARP - 1), warp = threadIdx.x / GP_WARP;
+	const int nw = blockDim.x / GP_WARP;
+	double s = 0.0;
+	i64 c = 0;
+	for (i64 i = threadIdx.x; i < n; i += blockDim.x) {
+		const double x = v[i];
+		if (x > tau) {
+			s += x;
+			c++;
+		}
+	}
+	s = gp_warp_reduce(OP_SUM, s);
+	c = gp_warp_sum_i64(c);
+	__syncthreads();
+	if (lane == 0) {
+		sh[warp] = s;
+		shc[warp] = c;
+	}
+	__syncthreads();
+	if (warp == 0) {
+		s = lane < nw ? sh[lane] : 0.0;
+		c = lane < nw ? shc[lane] : 0;
+		s = gp_warp_reduce(OP_SUM, s);
+		c = gp_warp_sum_i64(c);
+		if (lane == 0) {
+			sh[0] = s;
+			shc[0] = c;
+		}
+	}
+	__syncthreads();
+	*sum = sh[0];
+	*cnt = shc[0];
+}
+
+// gpump_simplex_prox: dst = projection onto the probability simplex of
+// v = c - eta g (or of c when g is 0; dst may alias c or g). Michelot's
+// active-set iteration from tau = (sum v - 1)/n, as tensorops.ProjectSimplex:
+// tau <- (sum_{v > tau} v - 1) / #{v > tau} until the support stops
+// shrinking; after 64 rounds a bisection on tau (at most 200 halvings) and
+// one exact step on its support take over. Every round is one block-wide
+// reduction whose result every thread shares, so the control flow is uniform.
+//   Arguments: dst, c, g (may be 0), eta, n.
+//   Launch: grid 1, block 1024 (SimplexShape); shared memory static.
+//   Bytes: reads 2n*8 and writes n*8 once, then re-reads n*8 per round
+//   (from L1/L2 while n*8 fits): (3 + rounds) n*8. Rounds are typically
+//   below 10; a single block streams n*8 bytes in about n*8/(50 GB/s), so
+//   this is the slow part for n in the millions (then prefer the entropic
+//   setup, whose prox is fully parallel).
+extern "C" __global__ void __launch_bounds__(GP_SIMPLEX_THREADS) gpump_simplex_prox(
+	double *dst, const double *c, const double *g, double eta, i64 n)
+{
+	__shared__ double sh[GP_WARP];
+	__shared__ i64 shc[GP_WARP];
+	double s = 0.0, hi = -gp_inf();
+	for (i64 i = threadIdx.x; i < n; i += blockDim.x) {
+		const double x = g ? c[i] - eta * g[i] : c[i];
+		dst[i] = x;
+		s += x;
+		hi = gp_max(hi, x);
+	}
+	{
+		double v[2] = {s, hi};
+		const int ops[2] = {OP_SUM, OP_MAX};
+		gp_block_reduce<2>(v, ops, sh);
+		s = v[0];
+		hi = v[1];
+	}
+	double tau = (s - 1) / (double)n;
+	i64 k = n;
+	for (int round = 0;; round++) {
+		double sum;
+		i64 cnt;
+		gp_sum_above(dst, n, tau, sh, shc, &sum, &cnt);
+		if (cnt == k || cnt == 0)
+			break;
+		k = cnt;
+		const double next = (sum - 1) / (double)cnt;
+		if (next <= tau)
+			break;
+		tau = next;
+		if (round == 64) {
+			// Bisection for tau >= lo with sum max(v - tau, 0) = 1.
+			double lo = tau, up = hi;
+			for (int it = 0; it < 200; it++) {
+				const double mid = lo + (up - lo) / 2;
+				if (mid <= lo || mid >= up)
+					break;
+				double e = 0.0;
+				for (i64 i = threadIdx.x; i < n; i += blockDim.x) {
+					const double x = dst[i];
+					if (x > mid)
+						e += x - mid;
+				}
+				e = gp_block_reduce1(OP_SUM, e, sh);
+				if (e > 1)
+					lo = mid;
+				else
+					up = mid;
+			}
+			gp_sum_above(dst, n, lo, sh, shc, &sum, &cnt);
+			tau = (sum - 1) / (double)cnt;
+			break;
+		}
+	}
+	for (i64 i = threadIdx.x; i < n; i += blockDim.x)
+		dst[i] = gp_max(dst[i] - tau, 0.0);
+}
+
+// ---------------------------------------------------------------------------
+// Regret matching+ (tensorops.RegretMatch), three chunked kernels:
+//   gpump_rm_dot:       partialDot[b] = sum_chunk x_i u_i
+//   gpump_rm_update:    v = sign * sum_b partialDot[b]; rho_i = sign u_i - v;
+//                       r_i = max(r_i + rho_i, 0); partialSum[b] = sum_chunk
+//                       (predictive ? max(r_i + rho_i, 0) : r_i)
+//   gpump_rm_normalize: v and sum = sum_b partialSum[b]; unless sum > tiny,
+//                       nothing; else x_i = (predictive ? max(r_i + rho_i, 0)
+//                       : r_i) / sum.
+// Launch each with VectorShape (block 256, VectorShape.Grid); partialDot and
+// partialSum hold VectorShape.Chunks doubles each.
+// ---------------------------------------------------------------------------
+
+// gpump_rm_dot. Arguments: partialDot, x, u, n, chunkLen.
+//   Bytes: reads 2n*8, writes chunks*8.
+extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_rm_dot(
+	double *__restrict__ partialDot, const double *__restrict__ x, const double *__restrict__ u,
+	i64 n, i64 chunkLen)
+{
+	__shared__ double sh[GP_WARP];
+	const i64 chunks = gp_chunks(n, chunkLen);
+	GP_FOR_CHUNK(b, chunks)
+	{
+		double s = 0.0;
+		GP_FOR_IN_CHUNK(i, b, chunkLen, n)
+		s = fma(x[i], u[i], s);
+		s = gp_block_reduce1(OP_SUM, s, sh);
+		if (threadIdx.x == 0)
+			partialDot[b] = s;
+	}
+}
+
+// gpump_rm_update. Arguments: r, u, partialDot, partialSum, sign,
+// predictive (0 or 1), n, chunkLen.
+//   Bytes: reads 2n*8 + chunks*8 per block, writes n*8 + chunks*8.
+extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_rm_update(
+	double *__restrict__ r, const double *__restrict__ u,
+	const double *__restrict__ partialDot, double *__restrict__ partialSum,
+	double sign, i64 predictive, i64 n, i64 chunkLen)
+{
+	__shared__ double sh[GP_WARP];
+	const i64 chunks = gp_chunks(n, chunkLen);
+	const double v = sign * gp_reduce_partials(OP_SUM, partialDot, chunks, 1, 0, sh);
+	GP_FOR_CHUNK(b, chunks)
+	{
+		double s = 0.0;
+		GP_FOR_IN_CHUNK(i, b, chunkLen, n)
+		{
+			const double rho = sign * u[i] - v;
+			const double ri = gp_max(r[i] + rho, 0.0);
+			r[i] = ri;
+			s += predictive ? gp_max(ri + rho, 0.0) : ri;
+		}
+		s = gp_block_reduce1(OP_SUM, s, sh);
+		if (threadIdx.x == 0)
+			partialSum[b] = s;
+	}
+}
+
+// gpump_rm_normalize. Arguments: x, r, u, partialDot, partialSum, sign,
+// tiny, predictive, n, chunkLen.
+//   Bytes: reads n*8 (2n*8 predictive) + chunks*16 per block, writes n*8.
+extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_rm_normalize(
+	double *__restrict__ x, const double *__restrict__ r, const double *__restrict__ u,
+	const double *__restrict__ partialDot, const double *__restrict__ partialSum,
+	double sign, double tiny, i64 predictive, i64 n, i64 chunkLen)
+{
+	__shared__ double sh[GP_WARP];
+	const i64 chunks = gp_chunks(n, chunkLen);
+	const double v = sign * gp_reduce_partials(OP_SUM, partialDot, chunks, 1, 0, sh);
+	const double sum = gp_reduce_partials(OP_SUM, partialSum, chunks, 1, 0, sh);
+	if (!(sum > tiny))
+		return; // the same decision in every block: x stays as it is
+	GP_FOR_EACH(i, n)
+	{
+		double ri = r[i];
+		if (predictive)
+			ri = gp_max(ri + sign * u[i] - v, 0.0);
+		x[i] = ri / sum;
+	}
+}

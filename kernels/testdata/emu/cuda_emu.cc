@@ -1,0 +1,174 @@
+// Fiber scheduler of the CUDA emulator (see cuda_emu.h).
+//
+// Scheduling is adversarial: each block draws a random priority order of its
+// warps, and the runnable lane of the highest-priority warp always runs
+// next; a barrier is released as soon as its last participant arrives. So
+// a warp runs as far ahead of the others as the barriers let it, which is
+// the skew that turns a missing __syncthreads() into a wrong result (with
+// the priorities redrawn every block, both orders of every pair of warps
+// occur). The draws come from a fixed seed, so a run is reproducible.
+#include "cuda_emu.h"
+
+#include <algorithm>
+#include <random>
+
+dim3 threadIdx, blockIdx, blockDim, gridDim;
+
+namespace {
+
+enum State { RUNNABLE, AT_SYNC, AT_SHFL, DONE };
+
+struct Fiber {
+	ucontext_t ctx;
+	unsigned tid;
+	State state;
+	unsigned shfl; // shuffles done: selects the slot buffer
+	char *stack;   // never freed: fibers are reused by every launch
+};
+
+const size_t stackSize = 128 << 10;
+
+ucontext_t sched;
+std::vector<Fiber> fibers;
+std::vector<std::vector<unsigned>> runnable; // per warp
+std::vector<unsigned> prio;                  // warps, highest priority first
+Fiber *cur;
+const std::function<void()> *body;
+std::mt19937_64 order(12345);
+// Double-buffered shuffle slots: a lane can be at most one shuffle ahead of
+// a partner that has not read its value yet.
+double slotD[2][1024];
+long long slotI[2][1024];
+
+void entry()
+{
+	(*body)();
+	cur->state = DONE;
+	swapcontext(&cur->ctx, &sched);
+}
+
+void yield(State s)
+{
+	cur->state = s;
+	swapcontext(&cur->ctx, &sched);
+}
+
+void release(unsigned t)
+{
+	fibers[t].state = RUNNABLE;
+	runnable[t / 32].push_back(t);
+}
+
+} // namespace
+
+void __syncthreads() { yield(AT_SYNC); }
+
+double __shfl_xor_sync(unsigned, double v, int laneMask)
+{
+	const unsigned par = cur->shfl++ & 1, tid = cur->tid;
+	slotD[par][tid] = v;
+	yield(AT_SHFL);
+	return slotD[par][(tid & ~31u) | ((tid & 31u) ^ (unsigned)laneMask)];
+}
+
+long long __shfl_xor_sync(unsigned, long long v, int laneMask)
+{
+	const unsigned par = cur->shfl++ & 1, tid = cur->tid;
+	slotI[par][tid] = v;
+	yield(AT_SHFL);
+	return slotI[par][(tid & ~31u) | ((tid & 31u) ^ (unsigned)laneMask)];
+}
+
+void launch(unsigned grid, unsigned block, const std::function<void()> &fn)
+{
+	if (block == 0 || block > 1024 || block % 32 != 0 || grid == 0) {
+		fprintf(stderr, "emu: bad launch %u x %u\n", grid, block);
+		exit(2);
+	}
+	body = &fn;
+	gridDim.x = grid;
+	blockDim.x = block;
+	while (fibers.size() < block) {
+		fibers.emplace_back();
+		fibers.back().stack = (char *)malloc(stackSize);
+	}
+	const unsigned warps = block / 32;
+	std::vector<unsigned> warpLive(warps), warpShfl(warps);
+	for (unsigned b = 0; b < grid; b++) {
+		blockIdx.x = b;
+		runnable.assign(warps, {});
+		prio.resize(warps);
+		for (unsigned w = 0; w < warps; w++)
+			prio[w] = w;
+		std::shuffle(prio.begin(), prio.end(), order);
+		for (unsigned t = 0; t < block; t++) {
+			Fiber &f = fibers[t];
+			f.tid = t;
+			f.shfl = 0;
+			getcontext(&f.ctx);
+			f.ctx.uc_stack.ss_sp = f.stack;
+			f.ctx.uc_stack.ss_size = stackSize;
+			f.ctx.uc_link = nullptr;
+			makecontext(&f.ctx, entry, 0);
+			release(t);
+		}
+		unsigned live = block, atSync = 0;
+		for (unsigned w = 0; w < warps; w++) {
+			warpLive[w] = 32;
+			warpShfl[w] = 0;
+		}
+		while (live > 0) {
+			std::vector<unsigned> *rq = nullptr;
+			for (unsigned w : prio)
+				if (!runnable[w].empty()) {
+					rq = &runnable[w];
+					break;
+				}
+			if (!rq) {
+				fprintf(stderr, "emu: deadlock in block %u (live %u, at __syncthreads %u)\n", b, live, atSync);
+				exit(2);
+			}
+			const size_t k = order() % rq->size();
+			const unsigned t = (*rq)[k];
+			(*rq)[k] = rq->back();
+			rq->pop_back();
+			Fiber &f = fibers[t];
+			cur = &f;
+			threadIdx.x = t;
+			swapcontext(&sched, &f.ctx);
+			const unsigned w = t / 32;
+			switch (f.state) {
+			case DONE:
+				live--;
+				warpLive[w]--;
+				if (warpShfl[w] > 0) {
+					fprintf(stderr, "emu: lane %u exited while its warp waits in a shuffle\n", t);
+					exit(2);
+				}
+				break;
+			case AT_SYNC:
+				atSync++;
+				break;
+			case AT_SHFL:
+				if (++warpShfl[w] == warpLive[w]) {
+					if (warpLive[w] != 32) {
+						fprintf(stderr, "emu: shuffle with %u of 32 lanes live in warp %u\n", warpLive[w], w);
+						exit(2);
+					}
+					warpShfl[w] = 0;
+					for (unsigned l = 0; l < 32; l++)
+						release(w * 32 + l);
+				}
+				break;
+			default:
+				break;
+			}
+			if (live > 0 && atSync == live) {
+				atSync = 0;
+				for (unsigned u = 0; u < block; u++)
+					if (fibers[u].state == AT_SYNC)
+						release(u);
+			}
+		}
+	}
+}

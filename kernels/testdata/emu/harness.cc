@@ -1,0 +1,621 @@
+// Runs the kernels of gpump.cu under the CPU emulator and compares them with
+// ports of the CPU backend (tensorops/cpu.go, simplex.go; solver/geometry.go
+// for the box and the ball). Driven by kernels_test.go (TestEmulatedKernels),
+// which computes the launch shapes with package kernels and writes one case
+// per line on stdin:
+//
+//   op M N DTYPE TILESPERSLICE GX ROWSPERBLOCK GY GRID FINISHGRID FULL
+//   vec N CHUNKLEN GRID ELEMGRID
+//
+// (FULL 0 runs only the fused kernel, for the costly shapes.) Each check
+// prints "PASS name" or "FAIL name: detail"; the last line is
+// "N passed, N failed". Exit status 1 if anything failed.
+#include "cuda_emu.h"
+
+#include "../../gpump.cu"
+
+#include <algorithm>
+#include <random>
+#include <string>
+
+static int passed, failed;
+
+static void report(bool ok, const std::string &name, const char *fmt = "", double a = 0, double b = 0)
+{
+	if (ok) {
+		passed++;
+		printf("PASS %s\n", name.c_str());
+	} else {
+		failed++;
+		printf("FAIL %s: ", name.c_str());
+		printf(fmt, a, b);
+		printf("\n");
+	}
+}
+
+typedef std::vector<double> vec;
+
+static bool same_bits(const vec &a, const vec &b)
+{
+	return a.size() == b.size() && memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+}
+
+// relerr returns max_i |a_i - b_i| / (scale_i) with scale_i = max(|b_i|, floor).
+static double maxerr(const vec &got, const vec &want, double floor)
+{
+	double e = 0;
+	for (size_t i = 0; i < got.size(); i++) {
+		const double d = fabs(got[i] - want[i]) / std::max(fabs(want[i]), floor);
+		if (!(d <= e))
+			e = d; // NaN counts as a failure
+	}
+	return e;
+}
+
+static std::mt19937_64 rng(1);
+
+static vec uniform(i64 n, double lo, double hi)
+{
+	std::uniform_real_distribution<double> u(lo, hi);
+	vec v(n);
+	for (auto &x : v)
+		x = u(rng);
+	return v;
+}
+
+static vec simplex_point(i64 n)
+{
+	vec v = uniform(n, 0.01, 1);
+	double s = 0;
+	for (double x : v)
+		s += x;
+	for (auto &x : v)
+		x /= s;
+	return v;
+}
+
+// ---------------------------------------------------------------- op
+
+template <typename T>
+static void op_case(i64 m, i64 n, i64 tps, i64 gx, i64 rpb, i64 gy, unsigned grid, unsigned fgrid, const char *dt, bool full)
+{
+	std::vector<T> A(m * n);
+	for (auto &a : A)
+		a = (T)std::uniform_real_distribution<double>(-1, 1)(rng);
+	vec p = simplex_point(m), q = simplex_point(n);
+	// Reference: plain double loops (long double accumulation).
+	vec aq(m), atp(n), scaleR(m), scaleC(n);
+	{
+		std::vector<long double> acc(n, 0), sc(n, 0);
+		for (i64 i = 0; i < m; i++) {
+			long double s = 0, ss = 0;
+			for (i64 j = 0; j < n; j++) {
+				const long double a = (double)A[i * n + j];
+				s += a * q[j];
+				ss += fabsl(a * q[j]);
+				acc[j] += p[i] * a;
+				sc[j] += fabsl(p[i] * a);
+			}
+			aq[i] = (double)s;
+			scaleR[i] = (double)ss;
+		}
+		for (i64 j = 0; j < n; j++) {
+			atp[j] = (double)acc[j];
+			scaleC[j] = (double)sc[j];
+		}
+	}
+	char name[160];
+	snprintf(name, sizeof name, "op %lldx%lld %s", m, n, dt);
+	auto run = [&](int kind, unsigned g, unsigned fg, vec &fp, vec &fq) {
+		vec rowP(gx * m, NAN), colP(gy * n, NAN);
+		fp.assign(m, NAN);
+		fq.assign(n, NAN);
+		const T *a = A.data();
+		double *rp = kind != 2 ? rowP.data() : nullptr, *cp = kind != 1 ? colP.data() : nullptr;
+		const double *pp = kind != 1 ? p.data() : nullptr, *qp = kind != 2 ? q.data() : nullptr;
+		launch(g, GP_THREADS, [&] {
+			if (sizeof(T) == 4) {
+				const float *af = (const float *)a;
+				if (kind == 0)
+					gpump_op_fused_f32(af, m, n, pp, qp, rp, cp, rpb, tps, gx, gy);
+				else if (kind == 1)
+					gpump_op_mulvec_f32(af, m, n, pp, qp, rp, cp, rpb, tps, gx, gy);
+				else
+					gpump_op_multvec_f32(af, m, n, pp, qp, rp, cp, rpb, tps, gx, gy);
+			} else {
+				const double *ad = (const double *)a;
+				if (kind == 0)
+					gpump_op_fused_f64(ad, m, n, pp, qp, rp, cp, rpb, tps, gx, gy);
+				else if (kind == 1)
+					gpump_op_mulvec_f64(ad, m, n, pp, qp, rp, cp, rpb, tps, gx, gy);
+				else
+					gpump_op_multvec_f64(ad, m, n, pp, qp, rp, cp, rpb, tps, gx, gy);
+			}
+		});
+		const double sign = kind == 0 ? -1.0 : 1.0;
+		double *fpp = kind != 2 ? fp.data() : nullptr, *fqp = kind != 1 ? fq.data() : nullptr;
+		launch(fg, GP_THREADS, [&] { gpump_op_finish(fpp, rowP.data(), gx, m, sign, fqp, colP.data(), gy, n); });
+	};
+	auto err = [&](const vec &got, const vec &want, const vec &scale, double sign) {
+		double e = 0;
+		for (size_t i = 0; i < got.size(); i++) {
+			const double d = fabs(got[i] - sign * want[i]) / (scale[i] + 1e-300);
+			if (!(d <= e))
+				e = d;
+		}
+		return e;
+	};
+	const double tol = 1e-14 * (1 + log2((double)std::max(m, n)));
+	vec fp, fq, fp2, fq2, mv, dummy, mtv;
+	run(0, grid, fgrid, fp, fq);
+	const double e1 = err(fp, aq, scaleR, -1), e2 = err(fq, atp, scaleC, 1);
+	report(e1 < tol && e2 < tol, std::string(name) + " fused", "rel err fp %.3g fq %.3g", e1, e2);
+	if (!full)
+		return;
+	// The grid changes nothing, bit for bit.
+	run(0, 1 + grid / 3, 1, fp2, fq2);
+	report(same_bits(fp, fp2) && same_bits(fq, fq2), std::string(name) + " fused grid-independent", "");
+	run(1, grid, fgrid, mv, dummy);
+	bool untouched = true; // fq = 0: gpump_op_finish must not write it
+	for (double v : dummy)
+		untouched = untouched && std::isnan(v);
+	report(untouched, std::string(name) + " mulvec leaves fq alone", "");
+	vec neg(m);
+	for (i64 i = 0; i < m; i++)
+		neg[i] = -fp[i];
+	report(same_bits(mv, neg), std::string(name) + " mulvec = -fused row part", "max err %.3g", err(mv, aq, scaleR, 1));
+	run(2, grid, fgrid, dummy, mtv);
+	report(same_bits(mtv, fq), std::string(name) + " multvec = fused column part", "max err %.3g", err(mtv, atp, scaleC, 1));
+}
+
+// ---------------------------------------------------------------- references
+
+static void ref_logprox(vec &dstLog, vec &dstProb, const vec &c, const vec &g, double eta)
+{
+	const size_t n = c.size();
+	double mx = -INFINITY;
+	for (size_t i = 0; i < n; i++) {
+		dstLog[i] = c[i] - eta * g[i];
+		mx = std::max(mx, dstLog[i]);
+	}
+	double s = 0;
+	for (size_t i = 0; i < n; i++) {
+		dstProb[i] = exp(dstLog[i] - mx);
+		s += dstProb[i];
+	}
+	const double lse = mx + log(s), inv = 1 / s;
+	for (size_t i = 0; i < n; i++) {
+		dstLog[i] -= lse;
+		dstProb[i] = dstLog[i] < GP_MIN_LOG_PROB ? 0 : dstProb[i] * inv;
+	}
+}
+
+static void sum_above(const vec &v, double tau, double &sum, i64 &cnt)
+{
+	sum = 0;
+	cnt = 0;
+	for (double x : v)
+		if (x > tau) {
+			sum += x;
+			cnt++;
+		}
+}
+
+static void ref_simplex(vec &dst, const vec &v)
+{
+	const i64 n = v.size();
+	double s = 0;
+	for (double x : v)
+		s += x;
+	double tau = (s - 1) / n;
+	i64 k = n;
+	for (int round = 0;; round++) {
+		double sum;
+		i64 cnt;
+		sum_above(v, tau, sum, cnt);
+		if (cnt == k || cnt == 0)
+			break;
+		k = cnt;
+		const double next = (sum - 1) / cnt;
+		if (next <= tau)
+			break;
+		tau = next;
+		if (round == 64) {
+			double lo = tau, hi = -INFINITY;
+			for (double x : v)
+				hi = std::max(hi, x);
+			for (int it = 0; it < 200; it++) {
+				const double mid = lo + (hi - lo) / 2;
+				if (mid <= lo || mid >= hi)
+					break;
+				double e = 0;
+				for (double x : v)
+					if (x > mid)
+						e += x - mid;
+				if (e > 1)
+					lo = mid;
+				else
+					hi = mid;
+			}
+			sum_above(v, lo, sum, cnt);
+			tau = (sum - 1) / cnt;
+			break;
+		}
+	}
+	for (i64 i = 0; i < n; i++)
+		dst[i] = std::max(v[i] - tau, 0.0);
+}
+
+// ---------------------------------------------------------------- vector cases
+
+struct VShape {
+	i64 n, chunkLen;
+	unsigned grid, egrid;
+	i64 chunks() const { return (n + chunkLen - 1) / chunkLen; }
+};
+
+static std::string vname(const char *what, const VShape &s)
+{
+	char b[128];
+	snprintf(b, sizeof b, "%s n=%lld", what, s.n);
+	return b;
+}
+
+static void vec_elementwise(const VShape &s)
+{
+	const i64 n = s.n;
+	vec d(n, NAN);
+	launch(s.egrid, GP_THREADS, [&] { gpump_fill(d.data(), 0.25, n); });
+	report(same_bits(d, vec(n, 0.25)), vname("fill", s));
+	vec x = uniform(n, -1, 1), y = uniform(n, -1, 1), want(n);
+	for (i64 i = 0; i < n; i++)
+		want[i] = 2 * x[i] - 0.5 * y[i];
+	launch(s.egrid, GP_THREADS, [&] { gpump_axpby(x.data(), 2, x.data(), -0.5, y.data(), n); });
+	report(maxerr(x, want, 1e-300) < 1e-15, vname("axpby aliased", s), "err %.3g", maxerr(x, want, 1e-300));
+	vec c = uniform(n, -2, 2), g = uniform(n, -2, 2), lo = uniform(n, -1, 0), hi = uniform(n, 0, 1), box(n);
+	for (i64 i = 0; i < n; i++)
+		want[i] = std::min(std::max(c[i] - 0.7 * g[i], lo[i]), hi[i]);
+	launch(s.egrid, GP_THREADS, [&] { gpump_box_prox(box.data(), c.data(), g.data(), 0.7, lo.data(), hi.data(), n); });
+	report(maxerr(box, want, 1e-300) < 1e-15, vname("box prox", s), "err %.3g", maxerr(box, want, 1e-300));
+}
+
+static void vec_logprox(const VShape &s)
+{
+	const i64 n = s.n;
+	vec partial(2 * s.chunks());
+	for (int variant = 0; variant < 3; variant++) {
+		vec c(n), g;
+		if (variant == 0) {
+			vec pr = simplex_point(n);
+			for (i64 i = 0; i < n; i++)
+				c[i] = log(pr[i]);
+			g = uniform(n, -1, 1);
+		} else {
+			// Huge spreads: most probabilities underflow below 1e-300.
+			c = uniform(n, -2000, 0);
+			g = uniform(n, -50, 50);
+		}
+		const double eta = variant == 2 ? 30.0 : 0.3;
+		vec wl(n), wp(n), dl(n, NAN), dp(n, NAN);
+		ref_logprox(wl, wp, c, g, eta);
+		auto run = [&](unsigned grid, vec &l, vec &pr, bool alias) {
+			vec cc = c, gg = g;
+			double *dst = alias ? cc.data() : l.data();
+			double *prob = alias ? gg.data() : pr.data();
+			launch(grid, GP_THREADS, [&] { gpump_logprox_partial(partial.data(), dst, cc.data(), gg.data(), eta, n, s.chunkLen); });
+			launch(grid, GP_THREADS, [&] { gpump_logprox_finish(dst, prob, partial.data(), n, s.chunkLen); });
+			if (alias) {
+				l = cc;
+				pr = gg;
+			}
+		};
+		run(s.grid, dl, dp, false);
+		double el = 0, ep = 0;
+		for (i64 i = 0; i < n; i++) {
+			el = std::max(el, fabs(dl[i] - wl[i]) / std::max(1.0, fabs(wl[i])));
+			if ((dp[i] == 0) != (wp[i] == 0) && std::max(dp[i], wp[i]) > 1e-290)
+				ep = INFINITY;
+			else if (wp[i] > 0)
+				ep = std::max(ep, fabs(dp[i] - wp[i]) / wp[i]);
+		}
+		char nm[64];
+		snprintf(nm, sizeof nm, "logprox v%d", variant);
+		report(el < 1e-13 && ep < 1e-12, vname(nm, s), "log err %.3g prob err %.3g", el, ep);
+		vec dl2(n), dp2(n);
+		run(1, dl2, dp2, true);
+		report(same_bits(dl, dl2) && same_bits(dp, dp2), vname(nm, s) + " aliased, grid 1 bitwise");
+	}
+}
+
+static void vec_simplex(const VShape &s)
+{
+	const i64 n = s.n;
+	for (int variant = 0; variant < 4; variant++) {
+		vec c, g;
+		switch (variant) {
+		case 0:
+			c = simplex_point(n);
+			g = uniform(n, -1, 1);
+			break;
+		case 1:
+			c = uniform(n, -5, 5);
+			g = vec(n, 0);
+			break;
+		case 2:
+			c = vec(n, 1.0 / n);
+			g = vec(n, 0.0);
+			break;
+		default: // one dominant coordinate
+			c = uniform(n, 0, 1e-3);
+			c[n / 2] = 3;
+			g = uniform(n, -1, 1);
+		}
+		const double eta = 0.9;
+		vec v(n), want(n), got(n, NAN);
+		for (i64 i = 0; i < n; i++)
+			v[i] = c[i] - eta * g[i];
+		ref_simplex(want, v);
+		launch(1, GP_SIMPLEX_THREADS, [&] { gpump_simplex_prox(got.data(), c.data(), g.data(), eta, n); });
+		double e = 0, sum = 0;
+		for (i64 i = 0; i < n; i++) {
+			e = std::max(e, fabs(got[i] - want[i]));
+			sum += got[i];
+		}
+		char nm[64];
+		snprintf(nm, sizeof nm, "simplex v%d", variant);
+		report(e < 1e-14 && fabs(sum - 1) < 1e-12, vname(nm, s), "abs err %.3g |sum-1| %.3g", e, fabs(sum - 1));
+		// g = 0 (null): projection of c itself; aliasing dst and c.
+		vec cc = v, w2(n);
+		ref_simplex(w2, v);
+		launch(1, GP_SIMPLEX_THREADS, [&] { gpump_simplex_prox(cc.data(), cc.data(), nullptr, 0.0, n); });
+		report(maxerr(cc, w2, 1) < 1e-14, vname(nm, s) + " null g aliased", "err %.3g", maxerr(cc, w2, 1));
+	}
+}
+
+static void vec_ball(const VShape &s)
+{
+	const i64 n = s.n;
+	vec partial(s.chunks());
+	for (double radius : {1e-3, 1e6}) {
+		vec c = uniform(n, -1, 1), g = uniform(n, -1, 1), o = uniform(n, -1, 1), want(n), got(n, NAN);
+		double r2 = 0;
+		for (i64 i = 0; i < n; i++) {
+			want[i] = c[i] - 0.4 * g[i] - o[i];
+			r2 += want[i] * want[i];
+		}
+		const double r = sqrt(r2), f = r > radius ? radius / r : 1;
+		for (i64 i = 0; i < n; i++)
+			want[i] = o[i] + f * want[i];
+		launch(s.grid, GP_THREADS, [&] { gpump_ball_partial(partial.data(), got.data(), c.data(), g.data(), o.data(), 0.4, n, s.chunkLen); });
+		launch(s.grid, GP_THREADS, [&] { gpump_ball_finish(got.data(), o.data(), partial.data(), radius, n, s.chunkLen); });
+		report(maxerr(got, want, 1) < 1e-13, vname(radius < 1 ? "ball (projecting)" : "ball (inside)", s), "err %.3g", maxerr(got, want, 1));
+	}
+}
+
+// Port of tensorops proxStats (cpu.go).
+static void ref_proxstats(double out[8], bool entropic, const vec &yv, const vec &xv, const vec &nv,
+			  const vec &yl, const vec &xl, const vec &nl, const vec &m, const vec &g,
+			  const vec &ax, const vec &ag, vec &nax, vec &nag, double w)
+{
+	const size_t n = xv.size();
+	double minG = INFINITY, minA = INFINITY, divXY = 0, divYX = 0, distXY = 0, distXYNew = 0, dual = 0, inner = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (entropic) {
+			divXY += xv[i] * (xl[i] - yl[i]);
+			divYX += nv[i] * (nl[i] - xl[i]);
+			distXY += fabs(xv[i] - yv[i]);
+			distXYNew += fabs(xv[i] - nv[i]);
+			const double d = g[i] - m[i];
+			dual = std::max(dual, fabs(d));
+			inner += d * (xv[i] - nv[i]);
+		} else {
+			const double dy = xv[i] - yv[i], dn = xv[i] - nv[i], d = g[i] - m[i];
+			distXY += dy * dy;
+			distXYNew += dn * dn;
+			dual += d * d;
+			inner += d * dn;
+		}
+	}
+	if (!entropic) {
+		divXY = distXY / 2;
+		divYX = distXYNew / 2;
+		distXY = sqrt(distXY);
+		distXYNew = sqrt(distXYNew);
+		dual = sqrt(dual);
+	}
+	for (size_t i = 0; i < n; i++) {
+		minG = std::min(minG, g[i]);
+		nax[i] = ax[i] + w * (xv[i] - ax[i]);
+		nag[i] = ag[i] + w * (g[i] - ag[i]);
+		minA = std::min(minA, nag[i]);
+	}
+	double r[8] = {minG, minA, std::max(divXY, 0.0), std::max(divYX, 0.0), distXY, distXYNew, dual, inner};
+	memcpy(out, r, sizeof r);
+}
+
+static void logs(const vec &p, vec &l)
+{
+	l.resize(p.size());
+	for (size_t i = 0; i < p.size(); i++)
+		l[i] = log(p[i]);
+}
+
+static void vec_stats(const VShape &s)
+{
+	const i64 n = s.n;
+	// Block 0 entropic, block 1 Euclidean, both of length n.
+	vec py = simplex_point(n), px = simplex_point(n), pn = simplex_point(n), ly, lx, ln;
+	logs(py, ly);
+	logs(px, lx);
+	logs(pn, ln);
+	vec m = uniform(n, -1, 1), g = uniform(n, -1, 1), ax = simplex_point(n), ag = uniform(n, -1, 1);
+	vec ey = simplex_point(n), ex = simplex_point(n), en = simplex_point(n);
+	vec em = uniform(n, -1, 1), eg = uniform(n, -1, 1), eax = simplex_point(n), eag = uniform(n, -1, 1);
+	const double w = 0.37;
+	double want[16];
+	vec wnax(n), wnag(n), wenax(n), wenag(n);
+	ref_proxstats(want, true, py, px, pn, ly, lx, ln, m, g, ax, ag, wnax, wnag, w);
+	ref_proxstats(want + 8, false, ey, ex, en, ey, ex, en, em, eg, eax, eag, wenax, wenag, w);
+	auto run = [&](unsigned grid, vec &out, vec &nax, vec &nag, vec &enax, vec &enag) {
+		vec p0(8 * s.chunks(), NAN), p1(8 * s.chunks(), NAN);
+		nax.assign(n, NAN);
+		nag.assign(n, NAN);
+		enax.assign(n, NAN);
+		enag.assign(n, NAN);
+		out.assign(16, NAN);
+		launch(grid, GP_THREADS, [&] {
+			gpump_proxstats_entropic(p0.data(), py.data(), px.data(), pn.data(), ly.data(), lx.data(), ln.data(),
+						 m.data(), g.data(), ax.data(), ag.data(), nax.data(), nag.data(), w, n, s.chunkLen);
+		});
+		launch(grid, GP_THREADS, [&] {
+			gpump_proxstats_euclidean(p1.data(), ey.data(), ex.data(), en.data(), em.data(), eg.data(),
+						  eax.data(), eag.data(), enax.data(), enag.data(), w, n, s.chunkLen);
+		});
+		launch(2, GP_THREADS, [&] {
+			gpump_stats_finish(out.data(), p0.data(), s.chunks(), GP_MODE_ENTROPIC, p1.data(), s.chunks(), GP_MODE_EUCLIDEAN);
+		});
+	};
+	vec out, nax, nag, enax, enag;
+	run(s.grid, out, nax, nag, enax, enag);
+	double e = 0;
+	for (int k = 0; k < 16; k++) {
+		const double d = fabs(out[k] - want[k]) / std::max(fabs(want[k]), 1e-12);
+		if (!(d <= e))
+			e = d;
+	}
+	const double ea = std::max(std::max(maxerr(nax, wnax, 1e-300), maxerr(nag, wnag, 1e-300)),
+				   std::max(maxerr(enax, wenax, 1e-300), maxerr(enag, wenag, 1e-300)));
+	report(e < 1e-10 && ea < 1e-15, vname("proxstats entropic+euclidean", s), "scalar err %.3g average err %.3g", e, ea);
+	vec out2, a2, b2, c2, d2;
+	run(1, out2, a2, b2, c2, d2);
+	report(same_bits(out, out2) && same_bits(nax, a2) && same_bits(enag, d2), vname("proxstats grid 1 bitwise", s));
+
+	// Average: block 0 with both averages, block 1 without (MinAvgG NaN).
+	vec x = simplex_point(n), gg = uniform(n, -1, 1), aax = simplex_point(n), aag = uniform(n, -1, 1);
+	vec wax = aax, wag = aag;
+	double wminG = INFINITY, wminA = INFINITY;
+	for (i64 i = 0; i < n; i++) {
+		wminG = std::min(wminG, gg[i]);
+		wax[i] += w * (x[i] - wax[i]);
+		wag[i] = wag[i] + w * (gg[i] - wag[i]);
+		wminA = std::min(wminA, wag[i]);
+	}
+	vec p0(8 * s.chunks()), p1(8 * s.chunks()), res(16, NAN);
+	vec g1 = uniform(n, -3, 3);
+	double wmin1 = INFINITY;
+	for (double v : g1)
+		wmin1 = std::min(wmin1, v);
+	launch(s.grid, GP_THREADS, [&] { gpump_average_partial(p0.data(), x.data(), gg.data(), aax.data(), aag.data(), w, n, s.chunkLen); });
+	launch(s.grid, GP_THREADS, [&] { gpump_average_partial(p1.data(), x.data(), g1.data(), nullptr, nullptr, 0, n, s.chunkLen); });
+	launch(2, GP_THREADS, [&] { gpump_stats_finish(res.data(), p0.data(), s.chunks(), GP_MODE_AVERAGE, p1.data(), s.chunks(), GP_MODE_CURRENT); });
+	const bool ok = res[0] == wminG && fabs(res[1] - wminA) <= 1e-15 * fabs(wminA) && res[8] == wmin1 && std::isnan(res[9]) &&
+			maxerr(aax, wax, 1e-300) < 1e-15 && maxerr(aag, wag, 1e-300) < 1e-15 && res[2] == 0 && res[15] == 0;
+	report(ok, vname("average + current", s), "minG %.17g minAvg err %.3g", res[0] - wminG, res[1] - wminA);
+
+	// NaN propagates to MinG like Go's math.Min.
+	vec gn = g1;
+	gn[n - 1] = NAN;
+	launch(s.grid, GP_THREADS, [&] { gpump_average_partial(p1.data(), x.data(), gn.data(), nullptr, nullptr, 0, n, s.chunkLen); });
+	launch(1, GP_THREADS, [&] { gpump_stats_finish(res.data(), p1.data(), s.chunks(), GP_MODE_CURRENT, nullptr, 0, 0); });
+	report(std::isnan(res[0]), vname("NaN reaches MinG", s));
+}
+
+// Port of tensorops CPU.RegretMatch.
+static void ref_rm(vec &x, vec &r, const vec &u, double sign, double tiny, bool pred)
+{
+	const size_t n = x.size();
+	double v = 0;
+	for (size_t i = 0; i < n; i++)
+		v += x[i] * u[i];
+	v *= sign;
+	double sum = 0;
+	for (size_t i = 0; i < n; i++) {
+		const double rho = sign * u[i] - v;
+		const double ri = std::max(r[i] + rho, 0.0);
+		r[i] = ri;
+		sum += pred ? std::max(ri + rho, 0.0) : ri;
+	}
+	if (!(sum > tiny))
+		return;
+	for (size_t i = 0; i < n; i++) {
+		double ri = r[i];
+		if (pred)
+			ri = std::max(ri + sign * u[i] - v, 0.0);
+		x[i] = ri / sum;
+	}
+}
+
+static void vec_rm(const VShape &s)
+{
+	const i64 n = s.n;
+	vec pd(s.chunks()), ps(s.chunks());
+	for (int pred = 0; pred < 2; pred++) {
+		for (int variant = 0; variant < 2; variant++) {
+			vec x = simplex_point(n), r = uniform(n, 0, 0.1), u = uniform(n, -1, 1);
+			double tiny = 1e-12;
+			if (variant == 1) {
+				// A pure strategy against constant utilities: every regret
+				// is exactly 0, so x must stay as it is (SPEC section 5).
+				x = vec(n, 0.0);
+				x[n / 3] = 1;
+				r = vec(n, 0);
+				u = vec(n, 0.5);
+				tiny = 4 * n * 0x1p-52;
+			}
+			vec wx = x, wr = r;
+			const double sign = -0.7;
+			ref_rm(wx, wr, u, sign, tiny, pred);
+			vec gx = x, gr = r;
+			launch(s.grid, GP_THREADS, [&] { gpump_rm_dot(pd.data(), gx.data(), u.data(), n, s.chunkLen); });
+			launch(s.grid, GP_THREADS, [&] { gpump_rm_update(gr.data(), u.data(), pd.data(), ps.data(), sign, pred, n, s.chunkLen); });
+			launch(s.grid, GP_THREADS, [&] { gpump_rm_normalize(gx.data(), gr.data(), u.data(), pd.data(), ps.data(), sign, tiny, pred, n, s.chunkLen); });
+			char nm[64];
+			snprintf(nm, sizeof nm, "%s%s", pred ? "prm+" : "rm+", variant ? " (noise: unchanged)" : "");
+			bool ok;
+			double ex = 0, er = 0;
+			for (i64 i = 0; i < n; i++) {
+				ex = std::max(ex, fabs(gx[i] - wx[i]));
+				er = std::max(er, fabs(gr[i] - wr[i]));
+			}
+			if (variant == 1)
+				ok = same_bits(gx, x);
+			else
+				ok = ex < 1e-13 && er < 1e-13;
+			report(ok, vname(nm, s), "x err %.3g r err %.3g", ex, er);
+		}
+	}
+}
+
+int main()
+{
+	char kind[16];
+	while (scanf("%15s", kind) == 1) {
+		if (!strcmp(kind, "op")) {
+			long long m, n, tps, gx, rpb, gy;
+			unsigned grid, fgrid, full;
+			char dt[8];
+			if (scanf("%lld %lld %7s %lld %lld %lld %lld %u %u %u", &m, &n, dt, &tps, &gx, &rpb, &gy, &grid, &fgrid, &full) != 10)
+				return 2;
+			if (!strcmp(dt, "f32"))
+				op_case<float>(m, n, tps, gx, rpb, gy, grid, fgrid, dt, full);
+			else
+				op_case<double>(m, n, tps, gx, rpb, gy, grid, fgrid, dt, full);
+		} else if (!strcmp(kind, "vec")) {
+			VShape s;
+			if (scanf("%lld %lld %u %u", &s.n, &s.chunkLen, &s.grid, &s.egrid) != 4)
+				return 2;
+			vec_elementwise(s);
+			vec_logprox(s);
+			vec_simplex(s);
+			vec_ball(s);
+			vec_stats(s);
+			vec_rm(s);
+		} else {
+			fprintf(stderr, "unknown case %s\n", kind);
+			return 2;
+		}
+		fflush(stdout);
+	}
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
