@@ -517,3 +517,31 @@ func TestDeviceCommands(t *testing.T) {
 		}
 	}
 }
+
+// TestSolveProblem: the paper's other settings from the command line, with
+// the paper's rule by default and the error of the point against the known
+// optimum.
+func TestSolveProblem(t *testing.T) {
+	for _, name := range []string{"lad-lasso", "capacity", "center"} {
+		code, stdout, stderr := gpump(t, "solve", "--problem", name, "--max-iter", "300", "-q")
+		if code != exitOK && code != exitLimit {
+			t.Fatalf("%s: exit %d: %s", name, code, stderr)
+		}
+		var o problemOutput
+		if err := json.Unmarshal([]byte(stdout), &o); err != nil {
+			t.Fatal(err)
+		}
+		if o.Problem != name || o.Algorithm != o.PaperRule || len(o.Solution) != o.Dim || o.Error < 0 || o.Error > o.Gap*(1+1e-9)+1e-12 {
+			t.Errorf("%s: %+v", name, o)
+		}
+	}
+	for _, args := range [][]string{
+		{"--problem", "nosuch"}, {"--problem", "capacity", "--algo", "rm+"},
+		{"--problem", "capacity", "--gen", "uniform"}, {"--problem", "capacity", "--setup", "euclidean"},
+		{"--problem", "capacity", "--size", "-1"},
+	} {
+		if code, _, stderr := gpump(t, append([]string{"solve", "-q"}, args...)...); code != exitError || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%v: exit %d, %q", args, code, stderr)
+		}
+	}
+}

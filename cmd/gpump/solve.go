@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"path/filepath"
 	"strings"
 
@@ -18,6 +19,7 @@ import (
 
 func solveCommand() *cli.Command {
 	flags := append(inputFlags(), genFlags()...)
+	flags = append(flags, problemFlags()...)
 	flags = append(flags, solverFlags()...)
 	flags = append(flags, outputFlags()...)
 	return &cli.Command{
@@ -38,7 +40,8 @@ Examples:
    gpump solve --gen police:n=400,layout=grid --algo rm+ --eps 1e-5
    gpump solve payoff.npy --algo ga-bounded --eps 1e-4 --output result.json
    gpump solve games.npz --key a --precision f32 --threads 2 --trace trace.csv --plot gap.svg
-   gpump solve big.npy --mmap --strategies strategies.npz --quiet -o result.json`,
+   gpump solve big.npy --mmap --strategies strategies.npz --quiet -o result.json
+   gpump solve --problem lad-lasso --algo ga-bounded --eps 1e-2 --plot gap.svg`,
 		Flags:  flags,
 		Action: solveAction,
 	}
@@ -102,6 +105,9 @@ func solveAction(c *cli.Context) error {
 	log, err := newLogger(c, logWriter(c.App.ErrWriter, prog))
 	if err != nil {
 		return err
+	}
+	if c.String("problem") != "" {
+		return problemAction(c, log, prog)
 	}
 	j, err := newJob(c, c.Args().Slice())
 	if err != nil {
@@ -259,4 +265,79 @@ func writeJSON(w io.Writer, v any) error {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// problemAction is gpump solve --problem: a built-in problem of one of the
+// paper's settings, solved in Go, with the same outputs as a game except
+// the strategies (the point is in the JSON as "solution").
+func problemAction(c *cli.Context, log *slog.Logger, prog *progress) error {
+	if err := checkProblemFlags(c, c.Args().Slice()); err != nil {
+		return err
+	}
+	j := &job{}
+	if err := j.configure(c); err != nil {
+		return err
+	}
+	if c.Int("trace-every") < 1 {
+		return fmt.Errorf("--trace-every must be at least 1, got %d", c.Int("trace-every"))
+	}
+	var result *outFile
+	var err error
+	if path := c.String("output"); path != "" {
+		if result, err = createOut(path); err != nil {
+			return fmt.Errorf("--output: %w", err)
+		}
+		defer result.abort()
+	}
+	var recs []solver.Recorder
+	var trace *traceRecorder
+	if path := c.String("trace"); path != "" {
+		if trace, err = newTrace(path, c.Int("trace-every")); err != nil {
+			return err
+		}
+		defer trace.abort()
+		recs = append(recs, trace)
+	}
+	var plot *plotRecorder
+	if path := c.String("plot"); path != "" {
+		if plot, err = newPlot(path); err != nil {
+			return err
+		}
+		defer plot.abort()
+		recs = append(recs, plot)
+	}
+	if prog != nil {
+		recs = append(recs, prog)
+	}
+	out, st, err := runProblem(c.Context, c, j, solver.Recorders(recs...), log)
+	if err != nil {
+		return err
+	}
+	var failed []error
+	if trace != nil {
+		if err := trace.finish(); err != nil {
+			failed = append(failed, err)
+		}
+	}
+	if plot != nil {
+		if err := plot.save(out.Problem); err != nil {
+			failed = append(failed, err)
+		}
+	}
+	w := c.App.Writer
+	if result != nil {
+		w = result
+	}
+	if err := writeJSON(w, out); err != nil {
+		return fmt.Errorf("writing the result: %w", err)
+	}
+	if result != nil {
+		if err := result.commit(); err != nil {
+			return fmt.Errorf("writing the result: %w", err)
+		}
+	}
+	if len(failed) > 0 {
+		return errors.Join(failed...)
+	}
+	return statusError(st)
 }
