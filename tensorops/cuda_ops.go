@@ -1,0 +1,710 @@
+//go:build cuda
+
+package tensorops
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"unsafe"
+
+	"gorgonia.org/cu"
+	"gorgonia.org/tensor"
+
+	"github.com/gpump/gpump/kernels"
+)
+
+// The Backend methods of CUDA. Each method's comment lists the kernels it
+// launches with their launch shapes (from package kernels, for the device's
+// attributes) and its host-device synchronizations. "Async" means the method
+// only enqueues work and returns at once.
+//
+// Per mirror-prox iteration (solver/game.go: trial, accept, advance; the
+// same sequence as Bench's iteration), with both blocks entropic:
+//
+//	Prox ×2 (x = P_y(ηm))        4 launches
+//	Operator (g = F(x))          2 launches
+//	Prox ×2 (y' = P_y(ηg))       4 launches
+//	ProxStats (both blocks)      3 launches, 1 device-to-host copy of 128 bytes
+//	Operator (m = F(y'), advance) 2 launches
+//	total                        15 launches, 1 synchronization, no other copy
+//
+// with both blocks Euclidean: 11 launches (the simplex prox is one launch),
+// 1 synchronization. An iteration of RM+ / PRM+ (solver/baselines.go): 2 ×
+// RegretMatch (3 launches each), MulTVec and MulVec (2 each), Axpby (1),
+// Average (3 launches, 1 copy): 14 launches, 1 synchronization. The Copy of
+// an improved certified point (solver: keep) adds a device-to-device copy on
+// the iterations that improve it.
+
+// cudaVector is the CUDA backend's Vector: n float64 in device memory, with
+// the launch shapes of the kernels that run over it (fixed by n and the
+// device, computed once).
+type cudaVector struct {
+	w     *cudaWorker
+	ptr   cu.DevicePtr // 0 for n == 0 and once freed
+	n     int
+	freed bool
+	vs    kernels.VectorShape // chunked kernels (n ≥ 1)
+	el    kernels.Launch      // elementwise kernels
+	sx    kernels.Launch      // gpump_simplex_prox
+}
+
+func (v *cudaVector) Len() int { return v.n }
+
+// cudaMatrix is a payoff matrix in device memory with the partial buffers
+// of its passes (kernels.OpShape: GX·m and GY·n float64, both allocated so
+// that every kind of pass can run).
+type cudaMatrix struct {
+	w                   *cudaWorker
+	m, n                int
+	dt                  kernels.Dtype
+	a, rowPart, colPart cu.DevicePtr
+	op                  kernels.OpShape
+	freed               bool
+}
+
+func (a *cudaMatrix) Dims() (m, n int) { return a.m, a.n }
+
+func (a *cudaMatrix) Precision() Precision {
+	if a.dt == kernels.F32 {
+		return Float32
+	}
+	return Float64
+}
+
+// vec unwraps a vector of this backend; anything else panics.
+func (c *CUDA) vec(v Vector) *cudaVector {
+	cv, ok := v.(*cudaVector)
+	if !ok || cv == nil {
+		panic(fmt.Sprintf("tensorops: %T is not a CUDA vector", v))
+	}
+	if cv.w != c.w {
+		panic("tensorops: cuda: vector of another CUDA backend")
+	}
+	if cv.freed {
+		panic("tensorops: cuda: use of a freed vector")
+	}
+	return cv
+}
+
+// vecN is vec with a length check.
+func (c *CUDA) vecN(v Vector, n int, op string) *cudaVector {
+	cv := c.vec(v)
+	if cv.n != n {
+		panic("tensorops: " + op + " length mismatch")
+	}
+	return cv
+}
+
+// optVecN is vecN for a vector that may be nil (pointer 0).
+func (c *CUDA) optVecN(v Vector, n int, op string) cu.DevicePtr {
+	if v == nil {
+		return 0
+	}
+	return c.vecN(v, n, op).ptr
+}
+
+// mat unwraps a matrix of this backend.
+func (c *CUDA) mat(a Matrix) *cudaMatrix {
+	ca, ok := a.(*cudaMatrix)
+	if !ok || ca == nil {
+		panic(fmt.Sprintf("tensorops: %T is not a CUDA matrix", a))
+	}
+	if ca.w != c.w {
+		panic("tensorops: cuda: matrix of another CUDA backend")
+	}
+	if ca.freed {
+		panic("tensorops: cuda: use of a freed matrix")
+	}
+	return ca
+}
+
+// distinct panics unless the written pointers differ from each other and
+// from the read ones: the kernels declare them __restrict__.
+func distinct(op string, written []cu.DevicePtr, read ...cu.DevicePtr) {
+	for i, w := range written {
+		for _, o := range written[i+1:] {
+			if w == o {
+				panic("tensorops: " + op + ": two outputs are the same vector")
+			}
+		}
+		for _, r := range read {
+			if w == r {
+				panic("tensorops: " + op + ": an output aliases an input")
+			}
+		}
+	}
+}
+
+// NewMatrix copies a row-major float64 or float32 tensor to the device (see
+// CheckMatrix for what it accepts) and allocates the partial buffers of its
+// passes. Synchronous: three cuMemAlloc and one cuMemcpyHtoD of m·n·4 or
+// m·n·8 bytes; no kernel. An allocation that fails says how many bytes it
+// asked and how many are free.
+func (c *CUDA) NewMatrix(t *tensor.Dense) (Matrix, error) {
+	m, n, err := CheckMatrix(t)
+	if err != nil {
+		return nil, err
+	}
+	a := &cudaMatrix{w: c.w, m: m, n: n}
+	var host unsafe.Pointer
+	switch d := t.Data().(type) {
+	case []float64:
+		a.dt, host = kernels.F64, unsafe.Pointer(&d[0])
+	case []float32:
+		a.dt, host = kernels.F32, unsafe.Pointer(&d[0])
+	default:
+		return nil, fmt.Errorf("tensorops: unsupported payoff matrix data %T", d)
+	}
+	if a.op, err = kernels.Op(int64(m), int64(n), a.dt, c.kdev); err != nil {
+		return nil, fmt.Errorf("tensorops: cuda: %w", err)
+	}
+	bytes := a.op.M * a.op.N * a.dt.Size()
+	err = c.do(func() error {
+		var err error
+		defer func() {
+			if err != nil {
+				for _, p := range []cu.DevicePtr{a.a, a.rowPart, a.colPart} {
+					if p != 0 {
+						cu.MemFree(p)
+					}
+				}
+			}
+		}()
+		if a.a, err = cu.MemAlloc(bytes); err != nil {
+			err = allocErr(err, bytes, fmt.Sprintf("a %d×%d %v payoff matrix", m, n, a.dt))
+			return err
+		}
+		if a.rowPart, err = cu.MemAlloc(8 * a.op.RowPartialLen); err != nil {
+			err = allocErr(err, 8*a.op.RowPartialLen, fmt.Sprintf("the row partial sums of a %d×%d pass", m, n))
+			return err
+		}
+		if a.colPart, err = cu.MemAlloc(8 * a.op.ColPartialLen); err != nil {
+			err = allocErr(err, 8*a.op.ColPartialLen, fmt.Sprintf("the column partial sums of a %d×%d pass", m, n))
+			return err
+		}
+		if err = cu.MemcpyHtoD(a.a, host, bytes); err != nil {
+			err = cuErr("cuMemcpyHtoD", err)
+			return err
+		}
+		c.w.counts.htod++
+		return nil
+	})
+	runtime.KeepAlive(t)
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// NewVector allocates n zeroed float64 on the device. Synchronous:
+// cuMemAlloc and cuMemsetD32; no kernel. A zero-length vector allocates
+// nothing.
+func (c *CUDA) NewVector(n int) (Vector, error) {
+	if n < 0 {
+		return nil, fmt.Errorf("tensorops: negative vector length %d", n)
+	}
+	c.check()
+	v := &cudaVector{w: c.w, n: n}
+	if n == 0 {
+		return v, nil
+	}
+	var err error
+	if v.vs, err = kernels.Vector(int64(n), c.kdev); err != nil {
+		return nil, fmt.Errorf("tensorops: cuda: %w", err)
+	}
+	if v.el, err = kernels.Elementwise(int64(n), c.kdev); err != nil {
+		return nil, fmt.Errorf("tensorops: cuda: %w", err)
+	}
+	if v.sx, err = kernels.Simplex(int64(n), c.kdev); err != nil {
+		return nil, fmt.Errorf("tensorops: cuda: %w", err)
+	}
+	if v.vs.WorkspaceLen() > cudaWorkspaceLen {
+		panic("tensorops: cuda: workspace too small for the chunking of package kernels")
+	}
+	bytes := 8 * int64(n)
+	err = c.do(func() error {
+		p, err := cu.MemAlloc(bytes)
+		if err != nil {
+			return allocErr(err, bytes, fmt.Sprintf("a vector of %d float64", n))
+		}
+		if err := cu.MemsetD32(p, 0, 2*int64(n)); err != nil {
+			cu.MemFree(p)
+			return cuErr("cuMemsetD32", err)
+		}
+		v.ptr = p
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// Free releases vectors and matrices of this backend (nil entries and
+// ones already freed are skipped; anything else panics). Synchronous:
+// cuMemFree (which waits for the kernels using the memory); an error is
+// reported by the next synchronization point. After Close it only marks
+// them freed: destroying the context released their memory.
+func (c *CUDA) Free(xs ...any) {
+	var ptrs []cu.DevicePtr
+	for _, x := range xs {
+		switch v := x.(type) {
+		case nil:
+		case *cudaVector:
+			if v == nil || v.freed {
+				continue
+			}
+			if v.w != c.w {
+				panic("tensorops: cuda: Free of a vector of another CUDA backend")
+			}
+			if v.ptr != 0 {
+				ptrs = append(ptrs, v.ptr)
+			}
+			v.freed, v.ptr = true, 0
+		case *cudaMatrix:
+			if v == nil || v.freed {
+				continue
+			}
+			if v.w != c.w {
+				panic("tensorops: cuda: Free of a matrix of another CUDA backend")
+			}
+			ptrs = append(ptrs, v.a, v.rowPart, v.colPart)
+			v.freed, v.a, v.rowPart, v.colPart = true, 0, 0, 0
+		default:
+			panic(fmt.Sprintf("tensorops: cuda: Free of a %T, not a vector or matrix of this backend", x))
+		}
+	}
+	if len(ptrs) == 0 || c.closed {
+		return
+	}
+	c.do(func() error {
+		for _, p := range ptrs {
+			if err := cu.MemFree(p); err != nil && c.w.pending == nil {
+				c.w.pending = cuErr("cuMemFree", err)
+			}
+		}
+		return nil
+	})
+}
+
+// Load copies src into dst. Synchronous: one cuMemcpyHtoD of 8n bytes
+// (ordered after the work in flight); no kernel.
+func (c *CUDA) Load(dst Vector, src []float64) error {
+	d := c.vecN(dst, len(src), "Load")
+	if d.n == 0 {
+		return nil
+	}
+	c.check()
+	c.w.ch <- cudaCmd{kind: cmdHtoD, dst: d.ptr, host: unsafe.Pointer(&src[0]), bytes: 8 * int64(d.n)}
+	return <-c.w.done
+}
+
+// Store copies src into dst. The synchronization point: one cuMemcpyDtoH
+// of 8n bytes, which waits for the work in flight; no kernel. It returns
+// the first error since the previous synchronization point.
+func (c *CUDA) Store(dst []float64, src Vector) error {
+	s := c.vecN(src, len(dst), "Store")
+	if s.n == 0 {
+		return c.sync(nil, 0, 0)
+	}
+	return c.sync(unsafe.Pointer(&dst[0]), s.ptr, 8*int64(s.n))
+}
+
+// Copy sets dst = src. Async: one cuMemcpyDtoDAsync of 8n bytes on the
+// default stream; no kernel, no synchronization.
+func (c *CUDA) Copy(dst, src Vector) {
+	d := c.vec(dst)
+	s := c.vecN(src, d.n, "Copy")
+	if d.n == 0 || d.ptr == s.ptr {
+		return
+	}
+	c.check()
+	c.w.ch <- cudaCmd{kind: cmdDtoD, dst: d.ptr, src: s.ptr, bytes: 8 * int64(d.n)}
+}
+
+// Axpby sets dst = alpha x + beta y. Async: gpump_axpby, Elementwise(n)
+// (block 256, grid min(⌈n/256⌉, 32·SMs)).
+func (c *CUDA) Axpby(dst Vector, alpha float64, x Vector, beta float64, y Vector) {
+	d := c.vec(dst)
+	xs, ys := c.vecN(x, d.n, "Axpby"), c.vecN(y, d.n, "Axpby")
+	if d.n == 0 {
+		return
+	}
+	l := c.newLaunch(c.w.k.axpby, d.el)
+	l.ptr(d.ptr).f64(alpha).ptr(xs.ptr).f64(beta).ptr(ys.ptr).i64(int64(d.n))
+	c.submit(&l)
+}
+
+// Operator sets fp = −A q and fq = Aᵀ p in one pass over A. Async, two
+// launches: gpump_op_fused_{f32,f64} with OpShape.Pass (block 256, grid
+// min(GX·GY, 32·SMs)) writing both partial buffers, then gpump_op_finish
+// with OpShape.Finish (block 256, grid min(⌈m/32⌉ + ⌈n/32⌉, 32·SMs)) and
+// sign −1.
+func (c *CUDA) Operator(fp, fq Vector, a Matrix, p, q Vector) {
+	am := c.mat(a)
+	fpv, fqv := c.vecN(fp, am.m, "Operator"), c.vecN(fq, am.n, "Operator")
+	pv, qv := c.vecN(p, am.m, "Operator"), c.vecN(q, am.n, "Operator")
+	c.pass(kernels.Fused, am, fpv.ptr, fqv.ptr, pv.ptr, qv.ptr, -1)
+}
+
+// MulVec sets dst = A q. Async, two launches: gpump_op_mulvec_{f32,f64}
+// with OpShape.Pass (row partials only), then gpump_op_finish with
+// OpShape.Finish, sign +1 and no fq.
+func (c *CUDA) MulVec(dst Vector, a Matrix, q Vector) {
+	am := c.mat(a)
+	d, qv := c.vecN(dst, am.m, "MulVec"), c.vecN(q, am.n, "MulVec")
+	c.pass(kernels.MulVec, am, d.ptr, 0, 0, qv.ptr, 1)
+}
+
+// MulTVec sets dst = Aᵀ p. Async, two launches:
+// gpump_op_multvec_{f32,f64} with OpShape.Pass (column partials only),
+// then gpump_op_finish with OpShape.Finish and no fp.
+func (c *CUDA) MulTVec(dst Vector, a Matrix, p Vector) {
+	am := c.mat(a)
+	d, pv := c.vecN(dst, am.n, "MulTVec"), c.vecN(p, am.m, "MulTVec")
+	c.pass(kernels.MulTVec, am, 0, d.ptr, pv.ptr, 0, 1)
+}
+
+// pass launches one pass over A and its finish (fp or fq 0 to skip one).
+func (c *CUDA) pass(kind kernels.OpKind, a *cudaMatrix, fp, fq, p, q cu.DevicePtr, sign float64) {
+	s := &a.op
+	rowPart, colPart := a.rowPart, a.colPart
+	switch kind {
+	case kernels.MulVec:
+		colPart = 0 // not written; p is not read
+	case kernels.MulTVec:
+		rowPart = 0 // not written; q is not read
+	}
+	l := c.newLaunch(c.w.k.op[kind][a.dt], s.Pass)
+	l.ptr(a.a).i64(s.M).i64(s.N).ptr(p).ptr(q).ptr(rowPart).ptr(colPart).
+		i64(s.RowsPerBlock).i64(s.TilesPerSlice).i64(s.GX).i64(s.GY)
+	c.submit(&l)
+	// The finish reads only the partials of the outputs it writes; both
+	// buffers exist, so both pointers are always valid.
+	f := c.newLaunch(c.w.k.opFinish, s.Finish)
+	f.ptr(fp).ptr(a.rowPart).i64(s.GX).i64(s.M).f64(sign).
+		ptr(fq).ptr(a.colPart).i64(s.GY).i64(s.N)
+	c.submit(&f)
+}
+
+// Start sets dst to the uniform distribution. Async: gpump_fill of 1/n into
+// Value, and for the entropic setup gpump_fill of −log n into State,
+// Elementwise(n) each (1 or 2 launches). The constants are computed on the
+// host, so they are the CPU backend's bits.
+func (c *CUDA) Start(dst Point, s Setup) {
+	v := c.vec(dst.Value)
+	n := v.n
+	switch s {
+	case Entropic:
+		l := c.vecN(dst.State, n, "Start")
+		if n == 0 {
+			return
+		}
+		c.fill(v, 1/float64(n))
+		c.fill(l, -math.Log(float64(n)))
+	case Euclidean:
+		if n == 0 {
+			return
+		}
+		c.fill(v, 1/float64(n))
+	default:
+		panic("tensorops: unknown setup")
+	}
+}
+
+func (c *CUDA) fill(v *cudaVector, value float64) {
+	l := c.newLaunch(c.w.k.fill, v.el)
+	l.ptr(v.ptr).f64(value).i64(int64(v.n))
+	c.submit(&l)
+}
+
+// Prox sets dst = P_center(eta g). Async.
+//   - Entropic: gpump_logprox_partial (State = center.State − eta g, and per
+//     chunk the max and the sum of exponentials into workspace 0), then
+//     gpump_logprox_finish (log-sum-exp of the chunk records, normalized
+//     State and its probabilities in Value); both with VectorShape(n)
+//     (block 256, grid min(chunks, 32·SMs), chunks ≤ 1024). 2 launches.
+//   - Euclidean: gpump_simplex_prox (projection of center − eta g onto the
+//     simplex), one block of 1024 threads. 1 launch.
+func (c *CUDA) Prox(dst, center Point, g Vector, eta float64, s Setup) {
+	switch s {
+	case Entropic:
+		dl := c.vec(dst.State)
+		n := dl.n
+		dp := c.vecN(dst.Value, n, "Prox")
+		cl := c.vecN(center.State, n, "Prox")
+		gv := c.vecN(g, n, "Prox")
+		if n == 0 {
+			return
+		}
+		if dl.ptr == dp.ptr {
+			panic("tensorops: Prox: entropic point with State and Value the same vector")
+		}
+		ws := c.w.ws[0]
+		l := c.newLaunch(c.w.k.logProxPartial, dl.vs.Launch)
+		l.ptr(ws).ptr(dl.ptr).ptr(cl.ptr).ptr(gv.ptr).f64(eta).i64(int64(n)).i64(dl.vs.ChunkLen)
+		c.submit(&l)
+		f := c.newLaunch(c.w.k.logProxFinish, dl.vs.Launch)
+		f.ptr(dl.ptr).ptr(dp.ptr).ptr(ws).i64(int64(n)).i64(dl.vs.ChunkLen)
+		c.submit(&f)
+	case Euclidean:
+		d := c.vec(dst.Value)
+		n := d.n
+		cv := c.vecN(center.Value, n, "Prox")
+		gv := c.vecN(g, n, "Prox")
+		if n == 0 {
+			return
+		}
+		l := c.newLaunch(c.w.k.simplex, d.sx)
+		l.ptr(d.ptr).ptr(cv.ptr).ptr(gv.ptr).f64(eta).i64(int64(n))
+		c.submit(&l)
+	default:
+		panic("tensorops: unknown setup")
+	}
+}
+
+// statsBlocks prepares the device results for k strategy blocks: it grows
+// the result buffer (outside the per-iteration path: only when a call has
+// more blocks than any before) and returns the host copy to fill.
+func (c *CUDA) statsBlocks(k int) ([]float64, error) {
+	if k > c.w.outCap {
+		if err := c.do(func() error { return c.w.growOut(k) }); err != nil {
+			return nil, err
+		}
+	}
+	return c.w.host[:k*kernels.StatsWords], nil
+}
+
+// statsFinish launches gpump_stats_finish for blocks j and j+1 (or j alone,
+// when chunks[1] is 0) into the result words of block j.
+func (c *CUDA) statsFinish(j int, chunks, modes [2]int64) {
+	nb := 1
+	if chunks[1] > 0 {
+		nb = 2
+	}
+	sl, _, err := kernels.Stats(nb)
+	if err != nil {
+		panic(err)
+	}
+	var ws1 cu.DevicePtr
+	if nb == 2 {
+		ws1 = c.w.ws[1]
+	}
+	out := c.w.out + cu.DevicePtr(j*kernels.StatsWords*8)
+	l := c.newLaunch(c.w.k.statsFinish, sl)
+	l.ptr(out).ptr(c.w.ws[0]).i64(chunks[0]).i64(modes[0]).ptr(ws1).i64(chunks[1]).i64(modes[1])
+	c.submit(&l)
+}
+
+// ProxStats computes the trial scalars and the candidate averages. Per
+// pair of blocks (the solver has one pair): for each block,
+// gpump_proxstats_entropic or gpump_proxstats_euclidean with
+// VectorShape(n) (block 256, grid min(chunks, 32·SMs)), writing one record
+// of 8 float64 per chunk into workspace 0 or 1 and the new averages; then
+// gpump_stats_finish (grid = blocks of the pair, block 256) reducing the
+// records into 8 float64 per block. Then the synchronization point: one
+// cuMemcpyDtoH of 64 bytes per block. Two blocks: 3 launches, 1 copy.
+func (c *CUDA) ProxStats(dst []BlockStats, w float64, blocks []ProxBlock) error {
+	if len(dst) != len(blocks) {
+		panic("tensorops: ProxStats length mismatch")
+	}
+	// Check every block before launching anything.
+	for k := range blocks {
+		c.checkProxBlock(&blocks[k])
+	}
+	h, err := c.statsBlocks(len(blocks))
+	if err != nil {
+		return err
+	}
+	for j := 0; j < len(blocks); j += 2 {
+		var chunks, modes [2]int64
+		for i := 0; i < 2 && j+i < len(blocks); i++ {
+			chunks[i], modes[i] = c.proxStatsPartial(&blocks[j+i], w, c.w.ws[i])
+		}
+		c.statsFinish(j, chunks, modes)
+	}
+	if len(h) == 0 {
+		return c.sync(nil, 0, 0)
+	}
+	if err := c.sync(unsafe.Pointer(&h[0]), c.w.out, 8*int64(len(h))); err != nil {
+		return err
+	}
+	for k := range dst {
+		r := h[k*kernels.StatsWords : (k+1)*kernels.StatsWords]
+		dst[k] = BlockStats{
+			GapStats: GapStats{MinG: r[kernels.StatMinG], MinAvgG: r[kernels.StatMinAvgG]},
+			DivXY:    r[kernels.StatDivXY], DivYX: r[kernels.StatDivYX],
+			DistXY: r[kernels.StatDistXY], DistXYNew: r[kernels.StatDistXYNew],
+			DualGM: r[kernels.StatDualGM], InnerGM: r[kernels.StatInnerGM],
+		}
+	}
+	return nil
+}
+
+// checkProxBlock panics on a block the kernels cannot take: vectors of
+// another backend, lengths that differ, an empty block, new averages
+// aliasing an input.
+func (c *CUDA) checkProxBlock(b *ProxBlock) {
+	x := c.vec(b.X.Value)
+	n := x.n
+	if n == 0 {
+		panic("tensorops: ProxStats on an empty block")
+	}
+	// Fixed arrays: the per-iteration path does not allocate.
+	in := [10]cu.DevicePtr{
+		c.vecN(b.Y.Value, n, "ProxStats").ptr, x.ptr, c.vecN(b.YNew.Value, n, "ProxStats").ptr,
+		c.vecN(b.M, n, "ProxStats").ptr, c.vecN(b.G, n, "ProxStats").ptr,
+		c.vecN(b.AvgX, n, "ProxStats").ptr, c.vecN(b.AvgG, n, "ProxStats").ptr,
+	}
+	nin := 7
+	switch b.Setup {
+	case Entropic:
+		in[7] = c.vecN(b.Y.State, n, "ProxStats").ptr
+		in[8] = c.vecN(b.X.State, n, "ProxStats").ptr
+		in[9] = c.vecN(b.YNew.State, n, "ProxStats").ptr
+		nin = 10
+	case Euclidean:
+	default:
+		panic("tensorops: unknown setup")
+	}
+	out := [2]cu.DevicePtr{c.vecN(b.NewAvgX, n, "ProxStats").ptr, c.vecN(b.NewAvgG, n, "ProxStats").ptr}
+	distinct("ProxStats", out[:], in[:nin]...)
+}
+
+// proxStatsPartial launches the first stage of ProxStats for one block
+// into workspace ws and returns its chunk count and finish mode.
+func (c *CUDA) proxStatsPartial(b *ProxBlock, w float64, ws cu.DevicePtr) (chunks, mode int64) {
+	x := c.vec(b.X.Value)
+	vs := &x.vs
+	var l launch
+	switch b.Setup {
+	case Entropic:
+		l = c.newLaunch(c.w.k.proxStatsEnt, vs.Launch)
+		l.ptr(ws).ptr(c.vec(b.Y.Value).ptr).ptr(x.ptr).ptr(c.vec(b.YNew.Value).ptr).
+			ptr(c.vec(b.Y.State).ptr).ptr(c.vec(b.X.State).ptr).ptr(c.vec(b.YNew.State).ptr)
+		mode = kernels.StatsModeEntropic
+	default:
+		l = c.newLaunch(c.w.k.proxStatsEuc, vs.Launch)
+		l.ptr(ws).ptr(c.vec(b.Y.Value).ptr).ptr(x.ptr).ptr(c.vec(b.YNew.Value).ptr)
+		mode = kernels.StatsModeEuclidean
+	}
+	l.ptr(c.vec(b.M).ptr).ptr(c.vec(b.G).ptr).ptr(c.vec(b.AvgX).ptr).ptr(c.vec(b.AvgG).ptr).
+		ptr(c.vec(b.NewAvgX).ptr).ptr(c.vec(b.NewAvgG).ptr).f64(w).i64(int64(x.n)).i64(vs.ChunkLen)
+	c.submit(&l)
+	return vs.Chunks, mode
+}
+
+// Average updates the running averages in place and returns the gap
+// extremes. Per pair of blocks: gpump_average_partial per block with
+// VectorShape(n) (block 256, grid min(chunks, 32·SMs); averages skipped
+// where nil), then gpump_stats_finish (grid = blocks of the pair, block
+// 256; MinAvgG NaN for a block without AvgG, as on the CPU). Then the
+// synchronization point: one cuMemcpyDtoH of 64 bytes per block. Two
+// blocks: 3 launches, 1 copy.
+func (c *CUDA) Average(dst []GapStats, w float64, blocks []AvgBlock) error {
+	if len(dst) != len(blocks) {
+		panic("tensorops: Average length mismatch")
+	}
+	for k := range blocks {
+		c.checkAvgBlock(&blocks[k])
+	}
+	h, err := c.statsBlocks(len(blocks))
+	if err != nil {
+		return err
+	}
+	for j := 0; j < len(blocks); j += 2 {
+		var chunks, modes [2]int64
+		for i := 0; i < 2 && j+i < len(blocks); i++ {
+			b := &blocks[j+i]
+			g := c.vec(b.G)
+			x := g.ptr // not read when there is no AvgX
+			if b.X != nil {
+				x = c.vec(b.X).ptr
+			}
+			var ax, ag cu.DevicePtr
+			if b.AvgX != nil {
+				ax = c.vec(b.AvgX).ptr
+			}
+			modes[i] = kernels.StatsModeCurrent
+			if b.AvgG != nil {
+				ag = c.vec(b.AvgG).ptr
+				modes[i] = kernels.StatsModeAverage
+			}
+			l := c.newLaunch(c.w.k.avgPartial, g.vs.Launch)
+			l.ptr(c.w.ws[i]).ptr(x).ptr(g.ptr).ptr(ax).ptr(ag).f64(w).i64(int64(g.n)).i64(g.vs.ChunkLen)
+			c.submit(&l)
+			chunks[i] = g.vs.Chunks
+		}
+		c.statsFinish(j, chunks, modes)
+	}
+	if len(h) == 0 {
+		return c.sync(nil, 0, 0)
+	}
+	if err := c.sync(unsafe.Pointer(&h[0]), c.w.out, 8*int64(len(h))); err != nil {
+		return err
+	}
+	for k := range dst {
+		r := h[k*kernels.StatsWords:]
+		dst[k] = GapStats{MinG: r[kernels.StatMinG], MinAvgG: r[kernels.StatMinAvgG]}
+	}
+	return nil
+}
+
+// checkAvgBlock panics on a block the kernels cannot take.
+func (c *CUDA) checkAvgBlock(b *AvgBlock) {
+	g := c.vec(b.G)
+	n := g.n
+	if n == 0 {
+		panic("tensorops: Average on an empty block")
+	}
+	if b.AvgX != nil && b.X == nil {
+		panic("tensorops: Average with AvgX and no X")
+	}
+	var x cu.DevicePtr
+	if b.X != nil {
+		x = c.vecN(b.X, n, "Average").ptr
+	}
+	ax, ag := c.optVecN(b.AvgX, n, "Average"), c.optVecN(b.AvgG, n, "Average")
+	var out [2]cu.DevicePtr
+	nout := 0
+	for _, p := range [2]cu.DevicePtr{ax, ag} {
+		if p != 0 {
+			out[nout] = p
+			nout++
+		}
+	}
+	distinct("Average", out[:nout], x, g.ptr)
+}
+
+// RegretMatch performs one RM+ or PRM+ update. Async, three launches with
+// VectorShape(n) (block 256, grid min(chunks, 32·SMs)): gpump_rm_dot
+// (chunk sums of x·u into workspace 0), gpump_rm_update (v, the regrets r,
+// and the chunk sums of the new numerators into workspace 1),
+// gpump_rm_normalize (x = numerators / their sum, unless the sum is at
+// most tiny). No synchronization: the "leave x unchanged" decision is taken
+// on the device.
+func (c *CUDA) RegretMatch(x, r, u Vector, sign, tiny float64, predictive bool) {
+	xv := c.vec(x)
+	n := xv.n
+	rv, uv := c.vecN(r, n, "RegretMatch"), c.vecN(u, n, "RegretMatch")
+	if n == 0 {
+		return
+	}
+	distinct("RegretMatch", []cu.DevicePtr{xv.ptr, rv.ptr}, uv.ptr)
+	pred := int64(0)
+	if predictive {
+		pred = 1
+	}
+	vs := &xv.vs
+	dot, sum := c.w.ws[0], c.w.ws[1]
+	l := c.newLaunch(c.w.k.rmDot, vs.Launch)
+	l.ptr(dot).ptr(xv.ptr).ptr(uv.ptr).i64(int64(n)).i64(vs.ChunkLen)
+	c.submit(&l)
+	l = c.newLaunch(c.w.k.rmUpdate, vs.Launch)
+	l.ptr(rv.ptr).ptr(uv.ptr).ptr(dot).ptr(sum).f64(sign).i64(pred).i64(int64(n)).i64(vs.ChunkLen)
+	c.submit(&l)
+	l = c.newLaunch(c.w.k.rmNormalize, vs.Launch)
+	l.ptr(xv.ptr).ptr(rv.ptr).ptr(uv.ptr).ptr(dot).ptr(sum).f64(sign).f64(tiny).i64(pred).i64(int64(n)).i64(vs.ChunkLen)
+	c.submit(&l)
+}

@@ -1,0 +1,540 @@
+//go:build cuda
+
+// The CUDA backend's tests. They run only where a device is usable: on a
+// machine without one, the preflight (internal/cudainit) ends the test
+// binary before any test, printing "SKIP: no usable CUDA device (...)".
+
+package tensorops
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"regexp"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"gorgonia.org/tensor"
+)
+
+func newTestCUDA(tb testing.TB) *CUDA {
+	tb.Helper()
+	c, err := NewCUDA(0)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		if err := c.Close(); err != nil {
+			tb.Errorf("Close: %v", err)
+		}
+	})
+	return c
+}
+
+// testCounts returns what the worker has done up to now, every command
+// sent before included (it asks the worker, after them).
+func (c *CUDA) testCounts() cudaCounts {
+	var n cudaCounts
+	if err := c.do(func() error { n = c.w.counts; return nil }); err != nil {
+		panic(err)
+	}
+	return n
+}
+
+// Every operation matches the plain-Go reference within the SelfTest
+// tolerances, on every default shape (odd sizes, 1×n, n×1, grids beyond
+// 65535 blocks) and both storage types.
+func TestCUDASelfTest(t *testing.T) {
+	c := newTestCUDA(t)
+	res, err := SelfTest(context.Background(), c, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) == 0 {
+		t.Fatal("no results")
+	}
+	for _, r := range res {
+		if !r.Pass {
+			t.Errorf("%s %s %s: max relative error %.3g > tolerance %.3g", r.Op, r.Shape, r.Dtype, r.MaxRelErr, r.Tol)
+		}
+	}
+	for _, r := range SelfTestWorst(res) {
+		t.Logf("%-20s worst %.3g (%s %s, tolerance %.3g)", r.Op, r.MaxRelErr, r.Shape, r.Dtype, r.Tol)
+	}
+}
+
+// The same inputs give bitwise the same results on a second backend (the
+// reductions are deterministic).
+func TestCUDADeterministic(t *testing.T) {
+	opt := &SelfTestOptions{Seed: 3, Shapes: [][2]int{{257, 129}, {1000, 37}}}
+	var runs [2][]SelfTestResult
+	for i := range runs {
+		c := newTestCUDA(t)
+		var err error
+		if runs[i], err = SelfTest(context.Background(), c, opt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range runs[0] {
+		a, b := runs[0][i], runs[1][i]
+		if math.Float64bits(a.MaxRelErr) != math.Float64bits(b.MaxRelErr) {
+			t.Errorf("%s %s %s: error %v, then %v", a.Op, a.Shape, a.Dtype, a.MaxRelErr, b.MaxRelErr)
+		}
+	}
+}
+
+// iterationCounts runs k iterations after a warm-up one and returns what
+// the worker did per iteration (the warm-up's advance, left in flight,
+// counts before; the last one's after).
+func iterationCounts(t *testing.T, c *CUDA, k int, iterate func() error) (launches, dtoh, htod, dtod float64) {
+	t.Helper()
+	if err := iterate(); err != nil {
+		t.Fatal(err)
+	}
+	before := c.testCounts()
+	for range k {
+		if err := iterate(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	after := c.testCounts()
+	f := float64(k)
+	return float64(after.launches-before.launches) / f, float64(after.dtoh-before.dtoh) / f,
+		float64(after.htod-before.htod) / f, float64(after.dtod-before.dtod) / f
+}
+
+// A mirror-prox iteration (the solver's trial, accept and advance, as
+// Bench runs it) does exactly one device-to-host copy, no other copy, and
+// the documented 15 launches (entropic) or 11 (Euclidean), without
+// allocating.
+func TestCUDAIterationOneCopy(t *testing.T) {
+	c := newTestCUDA(t)
+	for _, f32 := range []bool{false, true} {
+		for _, setup := range []Setup{Entropic, Euclidean} {
+			t.Run(fmt.Sprintf("f32=%v/%v", f32, setup), func(t *testing.T) {
+				s := &benchState{b: c}
+				defer s.free()
+				if err := s.setup(300, 200, f32, 1); err != nil {
+					t.Fatal(err)
+				}
+				iterate := s.iterate
+				wantLaunches := 15.0
+				if setup == Euclidean {
+					iterate = euclideanIteration(t, s)
+					wantLaunches = 11
+				}
+				launches, dtoh, htod, dtod := iterationCounts(t, c, 5, iterate)
+				if dtoh != 1 || htod != 0 || dtod != 0 {
+					t.Errorf("per iteration: %v device-to-host, %v host-to-device, %v device-to-device copies; want 1, 0, 0", dtoh, htod, dtod)
+				}
+				if launches != wantLaunches {
+					t.Errorf("per iteration: %v launches, want %v", launches, wantLaunches)
+				}
+				if a := testing.AllocsPerRun(5, func() {
+					if err := iterate(); err != nil {
+						t.Fatal(err)
+					}
+				}); a != 0 {
+					t.Errorf("an iteration allocates %v times", a)
+				}
+				for k := range 2 {
+					st := s.stats[k]
+					if math.IsNaN(st.MinG) || math.IsNaN(st.DivXY) || math.IsNaN(st.MinAvgG) {
+						t.Errorf("block %d: NaN in %+v", k, st)
+					}
+				}
+			})
+		}
+	}
+}
+
+// euclideanIteration turns s into the Euclidean setup on both blocks
+// (State and Value one vector, uniform start) and returns its iteration.
+func euclideanIteration(t *testing.T, s *benchState) func() error {
+	for k := range 2 {
+		for _, p := range []*Point{&s.y[k], &s.x[k], &s.yn[k]} {
+			p.State = p.Value
+		}
+		s.b.Start(s.y[k], Euclidean)
+	}
+	s.b.Operator(s.m[0], s.m[1], s.a, s.y[0].Value, s.y[1].Value)
+	if err := s.b.Store(s.host, s.m[1]); err != nil {
+		t.Fatal(err)
+	}
+	return func() error {
+		s.iter++
+		w := 1 / float64(s.iter)
+		for k := range 2 {
+			s.b.Prox(s.x[k], s.y[k], s.m[k], s.eta, Euclidean)
+		}
+		s.b.Operator(s.g[0], s.g[1], s.a, s.x[0].Value, s.x[1].Value)
+		for k := range 2 {
+			s.b.Prox(s.yn[k], s.y[k], s.g[k], s.eta, Euclidean)
+			s.blocks[k] = ProxBlock{
+				Setup: Euclidean, Y: s.y[k], X: s.x[k], YNew: s.yn[k], M: s.m[k], G: s.g[k],
+				AvgX: s.avgX[k], AvgG: s.avgG[k], NewAvgX: s.navgX[k], NewAvgG: s.navgG[k],
+			}
+		}
+		if err := s.b.ProxStats(s.stats[:], w, s.blocks[:]); err != nil {
+			return err
+		}
+		s.y, s.yn = s.yn, s.y
+		s.avgX, s.navgX = s.navgX, s.avgX
+		s.avgG, s.navgG = s.navgG, s.avgG
+		s.b.Operator(s.m[0], s.m[1], s.a, s.y[0].Value, s.y[1].Value)
+		return nil
+	}
+}
+
+// An RM+ iteration as solver/baselines.go runs it: 14 launches and one
+// device-to-host copy.
+func TestCUDARegretMatchingIterationOneCopy(t *testing.T) {
+	c := newTestCUDA(t)
+	s := &benchState{b: c}
+	defer s.free()
+	if err := s.setup(300, 200, false, 1); err != nil {
+		t.Fatal(err)
+	}
+	var r [2]Vector
+	for k, n := range [2]int{300, 200} {
+		v, err := s.vec(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r[k] = v
+		s.b.Start(Point{State: s.y[k].Value, Value: s.y[k].Value}, Euclidean)
+	}
+	gs := make([]GapStats, 2)
+	var ab [2]AvgBlock
+	it := 0
+	iterate := func() error {
+		it++
+		s.b.RegretMatch(s.y[0].Value, r[0], s.g[0], -1, 1e-12, false)
+		s.b.MulTVec(s.g[1], s.a, s.y[0].Value)
+		s.b.RegretMatch(s.y[1].Value, r[1], s.g[1], -1, 1e-12, false)
+		s.b.MulVec(s.g[0], s.a, s.y[1].Value)
+		s.b.Axpby(s.g[0], -1, s.g[0], 0, s.g[0])
+		for k := range 2 {
+			ab[k] = AvgBlock{X: s.y[k].Value, G: s.g[k], AvgX: s.avgX[k], AvgG: s.avgG[k]}
+		}
+		return s.b.Average(gs, 2/float64(it+2), ab[:])
+	}
+	launches, dtoh, htod, dtod := iterationCounts(t, c, 5, iterate)
+	if launches != 14 || dtoh != 1 || htod != 0 || dtod != 0 {
+		t.Errorf("per iteration: %v launches, %v/%v/%v DtoH/HtoD/DtoD copies; want 14, 1/0/0", launches, dtoh, htod, dtod)
+	}
+}
+
+// Device errors are Go errors naming the call and the CUDA error; an
+// allocation that cannot succeed says what it asked and what is free.
+func TestCUDAOutOfMemory(t *testing.T) {
+	c := newTestCUDA(t)
+	const n = 1 << 44 // 128 TiB of float64
+	_, err := c.NewVector(n)
+	if err == nil {
+		t.Fatal("a 128 TiB vector was allocated")
+	}
+	var ce *CUDAError
+	if !errors.As(err, &ce) {
+		t.Fatalf("%v: not a *CUDAError", err)
+	}
+	msg := err.Error()
+	for _, want := range []string{"tensorops: cuda: cuMemAlloc: CUDA_ERROR_OUT_OF_MEMORY", fmt.Sprintf("asked %d bytes", 8*int64(n)), "bytes free"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error %q does not contain %q", msg, want)
+		}
+	}
+	// The backend still works.
+	v, err := c.NewVector(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Load(v, []float64{1, 2, 3}); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]float64, 3)
+	if err := c.Store(got, v); err != nil {
+		t.Fatal(err)
+	}
+	if got[2] != 3 {
+		t.Errorf("Store after a failed allocation: %v", got)
+	}
+}
+
+// ProxStats and Average take any number of blocks (the solver passes two):
+// one, and three (two finishing launches, a larger result buffer), with
+// mixed setups and a block without averages, match the CPU backend.
+func TestCUDAStatsBlockCounts(t *testing.T) {
+	c := newTestCUDA(t)
+	cpu := NewCPU(1)
+	defer cpu.Close()
+	rng := rand.New(rand.NewPCG(1, 2))
+	lens := []int{7, 3000, 1}
+	setups := []Setup{Entropic, Euclidean, Entropic}
+	// load places the same data on both backends.
+	load := func(h []float64) (Vector, Vector) {
+		v, err := c.NewVector(len(h))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Load(v, h); err != nil {
+			t.Fatal(err)
+		}
+		return v, CPUVector(slices.Clone(h))
+	}
+	simplex := func(n int) []float64 {
+		v := make([]float64, n)
+		var s float64
+		for i := range v {
+			v[i] = rng.Float64() + 0.01
+			s += v[i]
+		}
+		for i := range v {
+			v[i] /= s
+		}
+		return v
+	}
+	logs := func(p []float64) []float64 {
+		l := make([]float64, len(p))
+		for i, x := range p {
+			l[i] = math.Log(x)
+		}
+		return l
+	}
+	signed := func(n int) []float64 {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = 2*rng.Float64() - 1
+		}
+		return v
+	}
+	for _, nb := range []int{1, 3} {
+		var gb, cb []ProxBlock
+		var ga, ca []AvgBlock
+		for k := range nb {
+			n, s := lens[k], setups[k]
+			var g, h ProxBlock
+			g.Setup, h.Setup = s, s
+			for _, pt := range []struct{ g, h *Point }{{&g.Y, &h.Y}, {&g.X, &h.X}, {&g.YNew, &h.YNew}} {
+				p := simplex(n)
+				pt.g.Value, pt.h.Value = load(p)
+				pt.g.State, pt.h.State = pt.g.Value, pt.h.Value
+				if s == Entropic {
+					pt.g.State, pt.h.State = load(logs(p))
+				}
+			}
+			g.M, h.M = load(signed(n))
+			g.G, h.G = load(signed(n))
+			g.AvgX, h.AvgX = load(simplex(n))
+			g.AvgG, h.AvgG = load(signed(n))
+			g.NewAvgX, h.NewAvgX = load(make([]float64, n))
+			g.NewAvgG, h.NewAvgG = load(make([]float64, n))
+			gb, cb = append(gb, g), append(cb, h)
+			a, b := AvgBlock{X: g.X.Value, G: g.G}, AvgBlock{X: h.X.Value, G: h.G}
+			if k != 1 { // block 1 has no averages: MinAvgG is NaN
+				a.AvgX, b.AvgX = g.NewAvgX, h.NewAvgX
+				a.AvgG, b.AvgG = g.NewAvgG, h.NewAvgG
+			}
+			ga, ca = append(ga, a), append(ca, b)
+		}
+		got, want := make([]BlockStats, nb), make([]BlockStats, nb)
+		if err := c.ProxStats(got, 0.3, gb); err != nil {
+			t.Fatal(err)
+		}
+		if err := cpu.ProxStats(want, 0.3, cb); err != nil {
+			t.Fatal(err)
+		}
+		for k := range nb {
+			g, w := got[k], want[k]
+			for i, pair := range [][2]float64{{g.MinG, w.MinG}, {g.MinAvgG, w.MinAvgG}, {g.DivXY, w.DivXY}, {g.DivYX, w.DivYX},
+				{g.DistXY, w.DistXY}, {g.DistXYNew, w.DistXYNew}, {g.DualGM, w.DualGM}, {g.InnerGM, w.InnerGM}} {
+				if math.Abs(pair[0]-pair[1]) > 1e-12*(1+math.Abs(pair[1])) {
+					t.Errorf("%d blocks: ProxStats block %d field %d: %v, CPU %v", nb, k, i, pair[0], pair[1])
+				}
+			}
+		}
+		gs, ws := make([]GapStats, nb), make([]GapStats, nb)
+		if err := c.Average(gs, 0.25, ga); err != nil {
+			t.Fatal(err)
+		}
+		if err := cpu.Average(ws, 0.25, ca); err != nil {
+			t.Fatal(err)
+		}
+		for k := range nb {
+			// The device may fuse avg + w (g − avg) into an fma: an ulp.
+			avgOK := math.Abs(gs[k].MinAvgG-ws[k].MinAvgG) <= 1e-14*(1+math.Abs(ws[k].MinAvgG)) ||
+				math.IsNaN(gs[k].MinAvgG) && math.IsNaN(ws[k].MinAvgG)
+			if gs[k].MinG != ws[k].MinG || !avgOK {
+				t.Errorf("%d blocks: Average block %d: %+v, CPU %+v", nb, k, gs[k], ws[k])
+			}
+		}
+	}
+}
+
+func mustPanic(t *testing.T, what string, f func()) {
+	t.Helper()
+	defer func() {
+		if recover() == nil {
+			t.Errorf("%s did not panic", what)
+		}
+	}()
+	f()
+}
+
+// Programmer errors panic; Close is idempotent; a closed backend panics.
+func TestCUDAMisuse(t *testing.T) {
+	c := newTestCUDA(t)
+	v, err := c.NewVector(4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := c.NewVector(5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustPanic(t, "a CPU vector", func() { c.Copy(v, make(CPUVector, 4)) })
+	mustPanic(t, "a length mismatch", func() { c.Copy(v, w) })
+	mustPanic(t, "Load of the wrong length", func() { c.Load(v, make([]float64, 3)) })
+	mustPanic(t, "Free of a CPU vector", func() { c.Free(make(CPUVector, 1)) })
+	other := newTestCUDA(t)
+	o, err := other.NewVector(4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustPanic(t, "a vector of another backend", func() { c.Copy(v, o) })
+	c.Free(v, nil, v) // nil and twice are fine
+	mustPanic(t, "a freed vector", func() { c.Axpby(v, 1, v, 1, v) })
+	if _, err := NewCUDA(-1); err == nil {
+		t.Error("NewCUDA(-1) succeeded")
+	}
+	d, err := NewCUDA(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dv, err := d.NewVector(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	d.Free(dv) // after Close: nothing to do
+	mustPanic(t, "a closed backend", func() { d.NewVector(1) })
+	mustPanic(t, "a closed backend", func() { d.Store(make([]float64, 2), dv) })
+}
+
+// A backend that becomes unreachable without Close stops its worker and
+// destroys its context.
+func TestCUDACleanup(t *testing.T) {
+	before := cudaWorkers.Load()
+	func() {
+		c, err := NewCUDA(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := c.NewVector(10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Start(Point{State: v, Value: v}, Euclidean)
+		if err := c.Store(make([]float64, 10), v); err != nil {
+			t.Fatal(err)
+		}
+	}()
+	for range 100 {
+		runtime.GC()
+		if cudaWorkers.Load() == before {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Errorf("%d workers running, %d before the backend was made and dropped", cudaWorkers.Load(), before)
+}
+
+func TestCUDADevices(t *testing.T) {
+	ds, err := CUDADevices()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds) == 0 {
+		t.Fatal("no device, yet the preflight found one")
+	}
+	for _, d := range ds {
+		t.Logf("%+v (compute %s, driver %s, peak %.0f GB/s)", d, d.ComputeCapability(), d.Driver(), d.PeakBandwidth/1e9)
+		if d.Name == "" || d.TotalMemory <= 0 || d.Major <= 0 || d.Multiprocessors <= 0 || d.DriverVersion <= 0 {
+			t.Errorf("device %d: implausible %+v", d.Ordinal, d)
+		}
+		if d.PeakBandwidth != 0 && d.PeakBandwidth != 2*float64(d.MemoryClockKHz)*1e3*float64(d.BusWidthBits)/8 {
+			t.Errorf("device %d: peak %v is not 2·clock·bus/8", d.Ordinal, d.PeakBandwidth)
+		}
+	}
+	c := newTestCUDA(t)
+	if !regexp.MustCompile(`^ptx compute_\d+ on sm_\d+$`).MatchString(c.Kernels()) {
+		t.Errorf("Kernels() = %q", c.Kernels())
+	}
+	if c.Name() != "cuda" || c.Info().Name != ds[0].Name {
+		t.Errorf("Name %q, Info %+v", c.Name(), c.Info())
+	}
+}
+
+// benchCUDA times one operator evaluation or one mirror-prox iteration on
+// an n×n matrix.
+func benchCUDA(b *testing.B, n int, f32, iteration bool) {
+	c := newTestCUDA(b)
+	s := &benchState{b: c}
+	defer s.free()
+	if err := s.setup(n, n, f32, 1); err != nil {
+		b.Fatal(err)
+	}
+	elem := int64(8)
+	if f32 {
+		elem = 4
+	}
+	bytes := int64(n) * int64(n) * elem
+	if iteration {
+		bytes *= 2
+	}
+	b.SetBytes(bytes)
+	if err := s.iterate(); err != nil { // warm-up
+		b.Fatal(err)
+	}
+	if err := s.b.Store(s.host, s.g[1]); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	// Operator only enqueues: the timed loop ends with a synchronizing
+	// Store of one operator value (n floats), inside the timer.
+	for range b.N {
+		if iteration {
+			if err := s.iterate(); err != nil {
+				b.Fatal(err)
+			}
+		} else {
+			s.b.Operator(s.g[0], s.g[1], s.a, s.y[0].Value, s.y[1].Value)
+		}
+	}
+	if err := s.b.Store(s.host, s.g[1]); err != nil {
+		b.Fatal(err)
+	}
+	b.StopTimer()
+}
+
+// go test -tags cuda -run XXX -bench CUDA ./tensorops/ : MB/s is the rate
+// at which A is read (one pass per evaluation, two per iteration).
+func BenchmarkCUDA(b *testing.B) {
+	for _, n := range []int{4096, 16384} {
+		for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
+			f32 := dt == tensor.Float32
+			b.Run(fmt.Sprintf("Operator/%d/%v", n, dt), func(b *testing.B) { benchCUDA(b, n, f32, false) })
+			b.Run(fmt.Sprintf("Iteration/%d/%v", n, dt), func(b *testing.B) { benchCUDA(b, n, f32, true) })
+		}
+	}
+}
