@@ -22,6 +22,8 @@ type gameBase struct {
 	owned  []any
 	evals  int
 	passes int
+	// gapPasses counts the passes made only to certify (Stats.GapPasses).
+	gapPasses int
 }
 
 func newGameBase(be tensorops.Backend, g *MatrixGame) (*gameBase, error) {
@@ -80,6 +82,23 @@ func (b *gameBase) operator(f [2]tensorops.Vector, p, q tensorops.Vector) {
 	b.passes++
 }
 
+// gameOracle evaluates the game's operator for mirror-prox: exactly
+// (gameBase.evaluate) or by sampling (sampledOracle, sampled.go).
+type gameOracle interface {
+	// evaluate sets f = F(p, q) or an estimate of it, and counts the
+	// evaluation.
+	evaluate(f [2]tensorops.Vector, p, q tensorops.Vector) error
+}
+
+// evaluate is the exact oracle: one pass over A.
+func (b *gameBase) evaluate(f [2]tensorops.Vector, p, q tensorops.Vector) error {
+	b.operator(f, p, q)
+	return nil
+}
+
+// gapWork returns the passes made only to certify (Stats.GapPasses).
+func (b *gameBase) gapWork() int { return b.gapPasses }
+
 // gameCertificate turns the blocks' extremes into the gap and value bracket
 // (SPEC section 1): gap = max_i (A q)_i − min_j (Aᵀp)_j with −MinG of the row
 // block = max_i (A q)_i.
@@ -124,13 +143,17 @@ func (b *gameBase) finish() ([]float64, certificate, error) {
 	}
 	b.be.Operator(b.f[0], b.f[1], b.a, b.best[0], b.best[1])
 	b.passes++
+	b.gapPasses++
 	c, err := b.certifyCurrent(b.best, b.f)
 	return x, c, err
 }
 
 // mpGame is mirror-prox on a matrix game, every vector on the backend.
+// Its operator values come from oracle: the exact one (the gameBase) unless
+// sampledGame replaced it.
 type mpGame struct {
 	*gameBase
+	oracle                   gameOracle
 	y, x, yn                 [2]tensorops.Point
 	m, gv                    [2]tensorops.Vector
 	avgX, avgG, navgX, navgG [2]tensorops.Vector
@@ -139,7 +162,7 @@ type mpGame struct {
 }
 
 func newMPGame(b *gameBase) (*mpGame, error) {
-	e := &mpGame{gameBase: b}
+	e := &mpGame{gameBase: b, oracle: b}
 	for k := range 2 {
 		var err error
 		for _, p := range []*tensorops.Point{&e.y[k], &e.x[k], &e.yn[k]} {
@@ -164,7 +187,9 @@ func (e *mpGame) start() (certificate, error) {
 	for k := range 2 {
 		e.be.Start(e.y[k], e.set[k])
 	}
-	e.operator(e.m, e.y[0].Value, e.y[1].Value)
+	if err := e.oracle.evaluate(e.m, e.y[0].Value, e.y[1].Value); err != nil {
+		return noCertificate, err
+	}
 	return e.certifyCurrent([2]tensorops.Vector{e.y[0].Value, e.y[1].Value}, e.m)
 }
 
@@ -172,7 +197,9 @@ func (e *mpGame) trial(eta, w float64, t *Trial) (last, avg certificate, err err
 	for k := range 2 {
 		e.be.Prox(e.x[k], e.y[k], e.m[k], eta, e.set[k])
 	}
-	e.operator(e.gv, e.x[0].Value, e.x[1].Value)
+	if err := e.oracle.evaluate(e.gv, e.x[0].Value, e.x[1].Value); err != nil {
+		return noCertificate, noCertificate, err
+	}
 	for k := range 2 {
 		e.be.Prox(e.yn[k], e.y[k], e.gv[k], eta, e.set[k])
 		e.blocks[k] = tensorops.ProxBlock{
@@ -211,8 +238,7 @@ func (e *mpGame) accept() {
 }
 
 func (e *mpGame) advance() error {
-	e.operator(e.m, e.y[0].Value, e.y[1].Value)
-	return nil
+	return e.oracle.evaluate(e.m, e.y[0].Value, e.y[1].Value)
 }
 
 func (e *mpGame) keep(k PointKind, b int) {

@@ -43,6 +43,9 @@ func Solve(ctx context.Context, p Problem, s *Settings, m Method) (*Result, erro
 		def, _ := NewMethod(DefaultMethodName, Params{})
 		m = def
 	}
+	if err := checkOracle(p, s, m); err != nil {
+		return nil, err
+	}
 	switch p := p.(type) {
 	case *MatrixGame:
 		return solveGame(ctx, p, s, m)
@@ -82,9 +85,19 @@ func solveGame(ctx context.Context, g *MatrixGame, s *Settings, m Method) (*Resu
 	var res *Result
 	switch m := m.(type) {
 	case *MirrorProx:
-		eng, err := newMPGame(base)
-		if err != nil {
-			return nil, err
+		var eng engine
+		if s.Oracle == Sampled {
+			se, err := newSampledGame(base, s)
+			if err != nil {
+				return nil, err
+			}
+			eng = se
+		} else {
+			mp, err := newMPGame(base)
+			if err != nil {
+				return nil, err
+			}
+			eng = mp
 		}
 		constants := func() (Constants, error) {
 			k := g.constants()
@@ -204,19 +217,10 @@ func (t *tracker) offer(avg, last certificate, first PointKind) (keep [2]PointKi
 // after records an iteration and applies the stopping rules; it returns
 // NotTerminated to go on.
 func (t *tracker) after(gapAvg, gapLast float64) (Status, error) {
-	r := &t.rec
-	r.Iteration, r.Evaluations, r.MatrixPasses = t.stats.Iterations, t.stats.Evaluations, t.stats.MatrixPasses
-	r.Step = t.stats.Step
-	r.GapAverage, r.GapLast = gapAvg, gapLast
-	r.Gap, r.RelGap = t.best.gap, t.best.gap/t.scale
-	r.ValueLower, r.ValueUpper = t.best.lower, t.best.upper
-	r.Point, r.ColumnPoint = t.bestKind[0], t.bestKind[1]
-	r.Elapsed = time.Since(t.t0)
-	if t.s.Recorder != nil {
-		if err := t.s.Recorder.Record(r); err != nil {
-			return NotTerminated, fmt.Errorf("solver: recorder: %w", err)
-		}
+	if err := t.record(gapAvg, gapLast); err != nil {
+		return NotTerminated, err
 	}
+	r := &t.rec
 	switch s := t.s; {
 	case t.met(t.best.gap + t.margin):
 		return Converged, nil
@@ -233,6 +237,24 @@ func (t *tracker) after(gapAvg, gapLast float64) (Status, error) {
 	return NotTerminated, nil
 }
 
+// record passes the current iteration to the Recorder.
+func (t *tracker) record(gapAvg, gapLast float64) error {
+	r := &t.rec
+	r.Iteration, r.Evaluations, r.MatrixPasses = t.stats.Iterations, t.stats.Evaluations, t.stats.MatrixPasses
+	r.Step = t.stats.Step
+	r.GapAverage, r.GapLast = gapAvg, gapLast
+	r.Gap, r.RelGap = t.best.gap, t.best.gap/t.scale
+	r.ValueLower, r.ValueUpper = t.best.lower, t.best.upper
+	r.Point, r.ColumnPoint = t.bestKind[0], t.bestKind[1]
+	r.Elapsed = time.Since(t.t0)
+	if t.s.Recorder != nil {
+		if err := t.s.Recorder.Record(r); err != nil {
+			return fmt.Errorf("solver: recorder: %w", err)
+		}
+	}
+	return nil
+}
+
 // met reports whether a gap meets the relative or absolute target.
 func (t *tracker) met(gap float64) bool {
 	s := t.s
@@ -242,6 +264,9 @@ func (t *tracker) met(gap float64) bool {
 // sync copies the engine's work counters into the statistics.
 func (t *tracker) sync(e interface{ work() (int, int) }) {
 	t.stats.Evaluations, t.stats.MatrixPasses = e.work()
+	if g, ok := e.(interface{ gapWork() int }); ok {
+		t.stats.GapPasses = g.gapWork()
+	}
 }
 
 // finish ends a run that stopped with status st: it asks the engine for the
@@ -266,6 +291,30 @@ func (t *tracker) finish(e interface {
 	}
 	t.status = st
 	return t.result(x, final), false, nil
+}
+
+// certifyEnd gives an endCertifier's uncertified final average its
+// certificate before a run that stopped with status st ends: it is offered
+// like any other, recorded as the last iteration again, and turns the status
+// into Converged if it meets the target.
+func (t *tracker) certifyEnd(e engine, st Status) (Status, error) {
+	c, ok := e.(endCertifier)
+	if !ok || st == Converged {
+		return st, nil
+	}
+	avg, done, err := c.certifyEnd()
+	if err != nil || !done {
+		return st, err
+	}
+	t.keepBest(e, avg, noCertificate, AveragePoint)
+	t.sync(e)
+	if err := t.record(avg.gap, math.Inf(1)); err != nil {
+		return st, err
+	}
+	if t.met(t.best.gap + t.margin) {
+		st = Converged
+	}
+	return st, nil
 }
 
 // keepBest offers the certificates and has e copy what improved.
@@ -315,6 +364,14 @@ type engine interface {
 	finish(best certificate) ([]float64, certificate, error)
 	// work returns the evaluations and matrix passes so far.
 	work() (evals, passes int)
+}
+
+// endCertifier is an engine whose running certificates are not exact (the
+// sampled oracle, which certifies its average only every K iterations).
+type endCertifier interface {
+	// certifyEnd certifies the current average with a full pass, unless it
+	// is already certified or there is none (ok = false).
+	certifyEnd() (avg certificate, ok bool, err error)
 }
 
 // maxRejections bounds the consecutive rejected trials of one iteration:
@@ -405,6 +462,9 @@ func runMirrorProx(t *tracker, e engine, rule StepRule, constants func() (Consta
 			if st, err = t.after(avg.gap, last.gap); err != nil {
 				return nil, err
 			}
+		}
+		if st, err = t.certifyEnd(e, st); err != nil {
+			return nil, err
 		}
 		res, again, err := t.finish(e, st)
 		if err != nil || !again {
