@@ -545,3 +545,24 @@ func TestSolveProblem(t *testing.T) {
 		}
 	}
 }
+
+// TestSolveSampled: the sampled oracle certifies with full passes only, and
+// its flags are refused without it.
+func TestSolveSampled(t *testing.T) {
+	code, stdout, stderr := gpump(t, "solve", "--gen", "uniform:m=300,n=200", "--oracle", "sampled", "--batch", "32", "--gap-every", "50", "--eps", "2e-2", "--threads", "1", "-q")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	o := decode(t, stdout)
+	if o.Oracle != "sampled" || o.Batch != 32 || o.GapPasses < 2 || o.GapPasses != o.MatrixPasses || o.RelativeGap > 2e-2 {
+		t.Errorf("%+v", o)
+	}
+	for _, args := range [][]string{
+		{"--batch", "8"}, {"--gap-every", "3"}, {"--oracle", "noisy"},
+		{"--oracle", "sampled", "--algo", "prm+"}, {"--oracle", "sampled", "--batch", "-1"},
+	} {
+		if code, _, stderr := gpump(t, append([]string{"solve", "--gen", "cyclic:n=3", "-q"}, args...)...); code != exitError || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%v: exit %d, %q", args, code, stderr)
+		}
+	}
+}

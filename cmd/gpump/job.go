@@ -68,6 +68,11 @@ func solverFlags() []cli.Flag {
 		&cli.DurationFlag{Name: "time-limit", Usage: "wall-time limit of the iterations, e.g. 30s", DefaultText: "none"},
 		&cli.IntFlag{Name: "threads", Usage: "CPU worker threads", DefaultText: "all cores"},
 		&cli.StringFlag{Name: "device", Value: "cpu", Usage: deviceFlagUsage},
+		&cli.StringFlag{Name: "oracle", Value: "exact", Usage: "operator of a game: exact (a pass over A) or sampled (b columns j ~ q and b rows i ~ p per evaluation, SPEC section 4)"},
+		&cli.IntFlag{Name: "batch", Usage: "sampled oracle: b, the rows and columns drawn per evaluation", DefaultText: "solver.DefaultBatch"},
+		&cli.IntFlag{Name: "gap-every", Usage: "sampled oracle: certify the average with a full pass every K iterations", DefaultText: "the smallest K with K·b·(m+n) >= 2·m·n"},
+		&cli.Uint64Flag{Name: "oracle-seed", Value: 1, Usage: "sampled oracle: seed of the draws"},
+		&cli.BoolFlag{Name: "sample-transposed", Usage: "sampled oracle: keep a transposed copy of A (as much memory again) so sampled columns are contiguous"},
 	}
 }
 
@@ -195,15 +200,38 @@ func (j *job) configure(c flagGetter) error {
 	if c.IsSet("abs-eps") && !c.IsSet("eps") {
 		rel = 0
 	}
+	oracle, err := solver.ParseOracle(c.String("oracle"))
+	if err != nil {
+		return err
+	}
+	if oracle != solver.Sampled {
+		for _, name := range []string{"batch", "gap-every", "oracle-seed", "sample-transposed"} {
+			if explicit(c, name) {
+				return fmt.Errorf("--%s applies to --oracle sampled", name)
+			}
+		}
+	} else if !slices.Contains(methodFlags["setup"], j.method.Name()) {
+		return fmt.Errorf("--oracle sampled needs a mirror-prox rule (%s), not %s", strings.Join(methodFlags["setup"], ", "), j.method.Name())
+	}
+	for _, name := range []string{"batch", "gap-every"} {
+		if c.Int(name) < 0 {
+			return fmt.Errorf("--%s must be >= 0, got %d", name, c.Int(name))
+		}
+	}
 	j.s = solver.Settings{
-		RelGap:         rel,
-		AbsGap:         c.Float64("abs-eps"),
-		MaxIterations:  c.Int("max-iter"),
-		MaxEvaluations: c.Int("max-evals"),
-		TimeLimit:      c.Duration("time-limit"),
-		G0:             c.Float64("g0"),
-		Diameter:       c.Float64("diameter"),
-		Averaging:      avg,
+		Oracle:           oracle,
+		Batch:            c.Int("batch"),
+		GapEvery:         c.Int("gap-every"),
+		Seed:             c.Uint64("oracle-seed"),
+		SampleTransposed: c.Bool("sample-transposed"),
+		RelGap:           rel,
+		AbsGap:           c.Float64("abs-eps"),
+		MaxIterations:    c.Int("max-iter"),
+		MaxEvaluations:   c.Int("max-evals"),
+		TimeLimit:        c.Duration("time-limit"),
+		G0:               c.Float64("g0"),
+		Diameter:         c.Float64("diameter"),
+		Averaging:        avg,
 	}
 
 	switch p := c.String("precision"); p {

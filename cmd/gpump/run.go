@@ -166,12 +166,19 @@ func (j *job) run(ctx context.Context, rec solver.Recorder, log *slog.Logger) (*
 		ValueLower: res.ValueLower, ValueUpper: res.ValueUpper, KnownValue: l.known,
 		Point: res.Point.String(), ColumnPoint: res.ColumnPoint.String(),
 		Iterations: res.Iterations, OperatorEvaluations: res.Evaluations, MatrixPasses: res.MatrixPasses,
+		GapPasses: res.GapPasses, Oracle: s.Oracle.String(),
 		Rejections: res.Rejections, Step: res.Step,
 		Seconds: res.Runtime.Seconds(), LoadSeconds: load.Seconds(),
 		Algorithm: res.Method, Source: l.source, Format: l.format, M: m, N: n,
 		Precision: precisionName(l.a.Dtype()), MaxAbsEntry: game.MaxAbs(), TargetRelativeGap: s.RelGap,
 		Device: backend.Name(), Threads: j.threads, Kernels: kernelsOf(backend),
 		RoundingBound: l.rounding * game.MaxAbs(), TargetAbsoluteGap: s.AbsGap,
+	}
+	if s.Oracle == solver.Sampled {
+		out.Batch = s.Batch
+		if out.Batch == 0 {
+			out.Batch = solver.DefaultBatch
+		}
 	}
 	if slices.Contains(methodFlags["setup"], j.method.Name()) {
 		out.Setup = map[tensorops.Setup]string{tensorops.Entropic: "entropic", tensorops.Euclidean: "euclidean"}[j.setup]

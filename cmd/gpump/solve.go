@@ -41,7 +41,8 @@ Examples:
    gpump solve payoff.npy --algo ga-bounded --eps 1e-4 --output result.json
    gpump solve games.npz --key a --precision f32 --threads 2 --trace trace.csv --plot gap.svg
    gpump solve big.npy --mmap --strategies strategies.npz --quiet -o result.json
-   gpump solve --problem lad-lasso --algo ga-bounded --eps 1e-2 --plot gap.svg`,
+   gpump solve --problem lad-lasso --algo ga-bounded --eps 1e-2 --plot gap.svg
+   gpump solve --gen uniform:m=20000,n=20000 --oracle sampled --batch 256 --eps 1e-2`,
 		Flags:  flags,
 		Action: solveAction,
 	}
@@ -73,6 +74,9 @@ type solveOutput struct {
 	Iterations          int       `json:"iterations"`
 	OperatorEvaluations int       `json:"operator_evaluations"`
 	MatrixPasses        int       `json:"matrix_passes"`
+	GapPasses           int       `json:"gap_passes,omitempty"`
+	Oracle              string    `json:"oracle"`
+	Batch               int       `json:"batch,omitempty"`
 	Rejections          int       `json:"rejections,omitempty"`
 	Step                float64   `json:"step"`
 	Seconds             float64   `json:"seconds"`
