@@ -206,9 +206,13 @@ func TestSampledEvaluateNoAllocs(t *testing.T) {
 	}
 }
 
-// TestSampledNoAllocsInLoop: a longer sampled solve allocates exactly as
-// much as a shorter one (gap passes included), so its iterations allocate
-// nothing.
+// TestSampledNoAllocsInLoop: a sampled solve of 105 iterations allocates
+// as much as one of 5 (gap passes included), so its iterations allocate
+// nothing. The averages over 5 solves may differ by 1: the runtime itself
+// now and then allocates while the CPU backend's workers block on their
+// channels (a sudog when a P's cache is empty; seen with the exact oracle
+// too, and with GOGC=off), while one allocation per iteration would add
+// 100.
 func TestSampledNoAllocsInLoop(t *testing.T) {
 	if raceBuild() {
 		t.Skip("allocation counts are not meaningful under the race detector")
@@ -219,14 +223,14 @@ func TestSampledNoAllocsInLoop(t *testing.T) {
 	for _, name := range []string{"ga-stochastic", "backtracking"} {
 		m, _ := NewMethod(name, Params{})
 		allocs := func(iters int) float64 {
-			return testing.AllocsPerRun(3, func() {
+			return testing.AllocsPerRun(5, func() {
 				s := &Settings{MaxIterations: iters, Backend: cpu, Oracle: Sampled, Batch: 16, GapEvery: 10}
 				if _, err := Solve(context.Background(), g, s, m); err != nil {
 					t.Fatal(err)
 				}
 			})
 		}
-		if short, long := allocs(5), allocs(105); long != short {
+		if short, long := allocs(5), allocs(105); long > short+1 {
 			t.Errorf("%s: %v allocations for 5 iterations, %v for 105", name, short, long)
 		}
 	}
@@ -283,9 +287,8 @@ func solveWith(t *testing.T, g *MatrixGame, s *Settings, method string) *Result 
 // relative gap 1e-2, certified by its full passes only: Result.Gap is the
 // exact gap of the returned pair (a naive recomputation, within 1e-13),
 // the returned point is an average (nothing else is certified), every full
-// pass is a gap pass, one more than the start's, the gap passes every K
-// iterations and the final certification, and the sampled evaluations are
-// two per iteration.
+// pass is a gap pass (the start's, one every K iterations, the final
+// certification), and the sampled evaluations are two per iteration.
 func TestSampledSolve(t *testing.T) {
 	const m, n = 200, 200
 	a := uniformTensor(t, tensor.Float64, m, n, 1)

@@ -118,9 +118,9 @@ type Settings struct {
 	// (not counted in Stats.Runtime) and taking as much memory as A. A
 	// sampled column is then a contiguous row of Aᵀ; without the copy it is
 	// gathered from every row of A, one cache line (often one page) per
-	// entry: on a 20000×20000 float64 game with b = 256 an evaluation took
-	// 75 ms that way and about 8 ms with the copy, against 350 ms for a full
-	// pass. Set only with the sampled oracle.
+	// entry: on a 20000×20000 float64 game with b = 256 an iteration took
+	// 143 ms that way and 17 ms with the copy (made in 2.3 s), against 124
+	// ms for one full pass. Set only with the sampled oracle.
 	SampleTransposed bool
 	// Recorder, if not nil, is told about the start and every iteration.
 	Recorder Recorder
@@ -176,7 +176,10 @@ func ParseOracle(s string) (Oracle, error) {
 }
 
 // DefaultBatch is the sampled oracle's batch size b when Settings.Batch is
-// 0.
+// 0. On a 20000×20000 uniform game, ga-stochastic with the transposed copy
+// reached relative gap 1e-2 in 27544, 1343 and 400 iterations (217, 26 and
+// 27 s) with b = 64, 256 and 1024: below a few hundred the noise costs far
+// more iterations than 1/b predicts, above it an iteration costs more.
 const DefaultBatch = 256
 
 func (s *Settings) hasStop() bool {
@@ -243,7 +246,9 @@ type Stats struct {
 	Iterations int
 	// Evaluations counts the method's operator evaluations, including the
 	// start point's, rejected trials' and, for a Monotone problem, those of
-	// the default G0's random points; MaxEvaluations limits them.
+	// the default G0's random points; MaxEvaluations limits them. With the
+	// sampled oracle they are sampled evaluations (the gap passes are not
+	// evaluations).
 	Evaluations int
 	// MatrixPasses counts full reads of the payoff matrix (matrix games),
 	// including the one that certifies the result at the end. The sampled
