@@ -497,6 +497,34 @@ func (c *CUDA) statsFinish(j int, chunks, modes [2]int64) {
 	c.submit(&l)
 }
 
+// runStats runs the launches and the synchronization point shared by
+// ProxStats and Average on nb blocks, taken in pairs: partial(k, ws)
+// launches the first stage of block k into workspace ws and returns its
+// chunk count and finish mode, then gpump_stats_finish reduces the pair.
+// It returns the host copy of the results, kernels.StatsWords per block.
+// It does not keep partial, so the callers' closures stay on their stacks
+// and the per-iteration path does not allocate.
+func (c *CUDA) runStats(nb int, partial func(k int, ws cu.DevicePtr) (chunks, mode int64)) ([]float64, error) {
+	h, err := c.statsBlocks(nb)
+	if err != nil {
+		return nil, err
+	}
+	for j := 0; j < nb; j += 2 {
+		var chunks, modes [2]int64
+		for i := 0; i < 2 && j+i < nb; i++ {
+			chunks[i], modes[i] = partial(j+i, c.w.ws[i])
+		}
+		c.statsFinish(j, chunks, modes)
+	}
+	if len(h) == 0 {
+		return h, c.sync(nil, 0, 0)
+	}
+	if err := c.sync(unsafe.Pointer(&h[0]), c.w.out, 8*int64(len(h))); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
 // ProxStats computes the trial scalars and the candidate averages. Per
 // pair of blocks (the solver has one pair): for each block,
 // gpump_proxstats_entropic or gpump_proxstats_euclidean with
@@ -513,21 +541,10 @@ func (c *CUDA) ProxStats(dst []BlockStats, w float64, blocks []ProxBlock) error 
 	for k := range blocks {
 		c.checkProxBlock(&blocks[k])
 	}
-	h, err := c.statsBlocks(len(blocks))
+	h, err := c.runStats(len(blocks), func(k int, ws cu.DevicePtr) (chunks, mode int64) {
+		return c.proxStatsPartial(&blocks[k], w, ws)
+	})
 	if err != nil {
-		return err
-	}
-	for j := 0; j < len(blocks); j += 2 {
-		var chunks, modes [2]int64
-		for i := 0; i < 2 && j+i < len(blocks); i++ {
-			chunks[i], modes[i] = c.proxStatsPartial(&blocks[j+i], w, c.w.ws[i])
-		}
-		c.statsFinish(j, chunks, modes)
-	}
-	if len(h) == 0 {
-		return c.sync(nil, 0, 0)
-	}
-	if err := c.sync(unsafe.Pointer(&h[0]), c.w.out, 8*int64(len(h))); err != nil {
 		return err
 	}
 	for k := range dst {
@@ -609,39 +626,10 @@ func (c *CUDA) Average(dst []GapStats, w float64, blocks []AvgBlock) error {
 	for k := range blocks {
 		c.checkAvgBlock(&blocks[k])
 	}
-	h, err := c.statsBlocks(len(blocks))
+	h, err := c.runStats(len(blocks), func(k int, ws cu.DevicePtr) (chunks, mode int64) {
+		return c.averagePartial(&blocks[k], w, ws)
+	})
 	if err != nil {
-		return err
-	}
-	for j := 0; j < len(blocks); j += 2 {
-		var chunks, modes [2]int64
-		for i := 0; i < 2 && j+i < len(blocks); i++ {
-			b := &blocks[j+i]
-			g := c.vec(b.G)
-			x := g.ptr // not read when there is no AvgX
-			if b.X != nil {
-				x = c.vec(b.X).ptr
-			}
-			var ax, ag cu.DevicePtr
-			if b.AvgX != nil {
-				ax = c.vec(b.AvgX).ptr
-			}
-			modes[i] = kernels.StatsModeCurrent
-			if b.AvgG != nil {
-				ag = c.vec(b.AvgG).ptr
-				modes[i] = kernels.StatsModeAverage
-			}
-			l := c.newLaunch(c.w.k.avgPartial, g.vs.Launch)
-			l.ptr(c.w.ws[i]).ptr(x).ptr(g.ptr).ptr(ax).ptr(ag).f64(w).i64(int64(g.n)).i64(g.vs.ChunkLen)
-			c.submit(&l)
-			chunks[i] = g.vs.Chunks
-		}
-		c.statsFinish(j, chunks, modes)
-	}
-	if len(h) == 0 {
-		return c.sync(nil, 0, 0)
-	}
-	if err := c.sync(unsafe.Pointer(&h[0]), c.w.out, 8*int64(len(h))); err != nil {
 		return err
 	}
 	for k := range dst {
@@ -649,6 +637,29 @@ func (c *CUDA) Average(dst []GapStats, w float64, blocks []AvgBlock) error {
 		dst[k] = GapStats{MinG: r[kernels.StatMinG], MinAvgG: r[kernels.StatMinAvgG]}
 	}
 	return nil
+}
+
+// averagePartial launches the first stage of Average for one block into
+// workspace ws and returns its chunk count and finish mode.
+func (c *CUDA) averagePartial(b *AvgBlock, w float64, ws cu.DevicePtr) (chunks, mode int64) {
+	g := c.vec(b.G)
+	x := g.ptr // not read when there is no AvgX
+	if b.X != nil {
+		x = c.vec(b.X).ptr
+	}
+	var ax, ag cu.DevicePtr
+	if b.AvgX != nil {
+		ax = c.vec(b.AvgX).ptr
+	}
+	mode = kernels.StatsModeCurrent
+	if b.AvgG != nil {
+		ag = c.vec(b.AvgG).ptr
+		mode = kernels.StatsModeAverage
+	}
+	l := c.newLaunch(c.w.k.avgPartial, g.vs.Launch)
+	l.ptr(ws).ptr(x).ptr(g.ptr).ptr(ax).ptr(ag).f64(w).i64(int64(g.n)).i64(g.vs.ChunkLen)
+	c.submit(&l)
+	return g.vs.Chunks, mode
 }
 
 // checkAvgBlock panics on a block the kernels cannot take.

@@ -166,29 +166,7 @@ func euclideanIteration(t *testing.T, s *benchState) func() error {
 	if err := s.b.Store(s.host, s.m[1]); err != nil {
 		t.Fatal(err)
 	}
-	return func() error {
-		s.iter++
-		w := 1 / float64(s.iter)
-		for k := range 2 {
-			s.b.Prox(s.x[k], s.y[k], s.m[k], s.eta, Euclidean)
-		}
-		s.b.Operator(s.g[0], s.g[1], s.a, s.x[0].Value, s.x[1].Value)
-		for k := range 2 {
-			s.b.Prox(s.yn[k], s.y[k], s.g[k], s.eta, Euclidean)
-			s.blocks[k] = ProxBlock{
-				Setup: Euclidean, Y: s.y[k], X: s.x[k], YNew: s.yn[k], M: s.m[k], G: s.g[k],
-				AvgX: s.avgX[k], AvgG: s.avgG[k], NewAvgX: s.navgX[k], NewAvgG: s.navgG[k],
-			}
-		}
-		if err := s.b.ProxStats(s.stats[:], w, s.blocks[:]); err != nil {
-			return err
-		}
-		s.y, s.yn = s.yn, s.y
-		s.avgX, s.navgX = s.navgX, s.avgX
-		s.avgG, s.navgG = s.navgG, s.avgG
-		s.b.Operator(s.m[0], s.m[1], s.a, s.y[0].Value, s.y[1].Value)
-		return nil
-	}
+	return func() error { return s.iterateSetup(Euclidean) }
 }
 
 // An RM+ iteration as solver/baselines.go runs it: 14 launches and one

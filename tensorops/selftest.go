@@ -365,6 +365,18 @@ func (st *selfTest) vec(data []float64) (Vector, error) {
 // nanVec allocates a backend vector of length n filled with NaN.
 func (st *selfTest) nanVec(n int) (Vector, error) { return st.vec(nans(n)) }
 
+// vecs allocates one backend vector for each of data.
+func (st *selfTest) vecs(data ...[]float64) ([]Vector, error) {
+	vs := make([]Vector, len(data))
+	for i, d := range data {
+		var err error
+		if vs[i], err = st.vec(d); err != nil {
+			return nil, err
+		}
+	}
+	return vs, nil
+}
+
 // store brings v to the host.
 func (st *selfTest) store(v Vector) ([]float64, error) {
 	h := make([]float64, v.Len())
@@ -372,6 +384,28 @@ func (st *selfTest) store(v Vector) ([]float64, error) {
 		return nil, err
 	}
 	return h, nil
+}
+
+// check brings v to the host and records it in e against want with the
+// scales of addVec.
+func (st *selfTest) check(e *errAccum, v Vector, want, scale []float64) error {
+	got, err := st.store(v)
+	if err != nil {
+		return err
+	}
+	e.addVec(got, want, scale)
+	return nil
+}
+
+// checkBits brings v to the host and records it in e against want bit for
+// bit.
+func (st *selfTest) checkBits(e *errAccum, v Vector, want []float64) error {
+	got, err := st.store(v)
+	if err != nil {
+		return err
+	}
+	e.addBits(got, want)
+	return nil
 }
 
 func nans(n int) []float64 {
@@ -441,25 +475,9 @@ func (st *selfTest) wild(n int) []float64 {
 	return v
 }
 
-func (st *selfTest) loadStore() error {
-	var e errAccum
-	for _, n := range st.lens() {
-		data := st.wild(n)
-		v, err := st.vec(data)
-		if err != nil {
-			return err
-		}
-		got, err := st.store(v)
-		if err != nil {
-			return err
-		}
-		e.addBits(got, data)
-	}
-	st.record("Load/Store", SelfTestExactTol, e)
-	return nil
-}
-
-func (st *selfTest) copy() error {
+// exactCheck records, for wild data of both lengths placed on the backend,
+// the bits of the vector move returns against the data.
+func (st *selfTest) exactCheck(op string, move func(src Vector) (Vector, error)) error {
 	var e errAccum
 	for _, n := range st.lens() {
 		data := st.wild(n)
@@ -467,19 +485,31 @@ func (st *selfTest) copy() error {
 		if err != nil {
 			return err
 		}
-		dst, err := st.nanVec(n)
+		dst, err := move(src)
 		if err != nil {
 			return err
+		}
+		if err := st.checkBits(&e, dst, data); err != nil {
+			return err
+		}
+	}
+	st.record(op, SelfTestExactTol, e)
+	return nil
+}
+
+func (st *selfTest) loadStore() error {
+	return st.exactCheck("Load/Store", func(v Vector) (Vector, error) { return v, nil })
+}
+
+func (st *selfTest) copy() error {
+	return st.exactCheck("Copy", func(src Vector) (Vector, error) {
+		dst, err := st.nanVec(src.Len())
+		if err != nil {
+			return nil, err
 		}
 		st.b.Copy(dst, src)
-		got, err := st.store(dst)
-		if err != nil {
-			return err
-		}
-		e.addBits(got, data)
-	}
-	st.record("Copy", SelfTestExactTol, e)
-	return nil
+		return dst, nil
+	})
 }
 
 // refAxpby returns alpha x + beta y and the per-element scales |αx| + |βy|.
@@ -498,18 +528,11 @@ func (st *selfTest) axpby() error {
 	var e errAccum
 	for _, n := range st.lens() {
 		xs, ys := st.uniform(n, -3, 3), st.uniform(n, -1, 1)
-		x, err := st.vec(xs)
+		vs, err := st.vecs(xs, ys, nans(n))
 		if err != nil {
 			return err
 		}
-		y, err := st.vec(ys)
-		if err != nil {
-			return err
-		}
-		dst, err := st.nanVec(n)
-		if err != nil {
-			return err
-		}
+		x, y, dst := vs[0], vs[1], vs[2]
 		for _, alias := range []int{0, 1, 2} {
 			alpha, beta := 4*st.rng.Float64()-2, 4*st.rng.Float64()-2
 			want, scale := refAxpby(alpha, xs, beta, ys)
@@ -568,98 +591,78 @@ func refMulTVec(a []float64, m, n int, p []float64) (atp, scale []float64) {
 	return atp, scale
 }
 
-// matVecs returns fresh signed p (length m) and q (length n) on the host and
-// the backend, and NaN-filled outputs of lengths m and n.
-func (st *selfTest) matVecs() (ph, qh []float64, p, q, fp, fq Vector, err error) {
-	ph, qh = st.uniform(st.m, -1, 1), st.uniform(st.n, -1, 1)
-	if p, err = st.vec(ph); err != nil {
-		return
+// matRef computes a reference output of a matrix operation, with its
+// scales, from the host copies of p and q.
+type matRef func(p, q []float64) (want, scale []float64)
+
+// aq and atp are the references A q and Aᵀ p.
+func (st *selfTest) aq(_, q []float64) (want, scale []float64) {
+	return refMulVec(st.a, st.m, st.n, q)
+}
+
+func (st *selfTest) atp(p, _ []float64) (want, scale []float64) {
+	return refMulTVec(st.a, st.m, st.n, p)
+}
+
+// matCheck checks one matrix operation: run gets fresh signed p (length m)
+// and q (length n) and NaN-filled outputs fp (length m) and fq (length n);
+// fp is recorded against refP and fq against refQ, where a nil reference
+// leaves out an output the operation does not write.
+func (st *selfTest) matCheck(op string, tol float64, run func(fp, fq, p, q Vector), refP, refQ matRef) error {
+	ph, qh := st.uniform(st.m, -1, 1), st.uniform(st.n, -1, 1)
+	vs, err := st.vecs(ph, qh, nans(st.m), nans(st.n))
+	if err != nil {
+		return err
 	}
-	if q, err = st.vec(qh); err != nil {
-		return
+	p, q, fp, fq := vs[0], vs[1], vs[2], vs[3]
+	run(fp, fq, p, q)
+	var e errAccum
+	for _, out := range [2]struct {
+		v   Vector
+		ref matRef
+	}{{fp, refP}, {fq, refQ}} {
+		if out.ref == nil {
+			continue
+		}
+		want, scale := out.ref(ph, qh)
+		if err := st.check(&e, out.v, want, scale); err != nil {
+			return err
+		}
 	}
-	if fp, err = st.nanVec(st.m); err != nil {
-		return
-	}
-	fq, err = st.nanVec(st.n)
-	return
+	st.record(op, tol, e)
+	return nil
 }
 
 func (st *selfTest) operator() error {
-	ph, qh, p, q, fp, fq, err := st.matVecs()
-	if err != nil {
-		return err
+	minusAq := func(p, q []float64) (want, scale []float64) {
+		want, scale = st.aq(p, q)
+		for i := range want {
+			want[i] = -want[i]
+		}
+		return want, scale
 	}
-	st.b.Operator(fp, fq, st.mat, p, q)
-	gp, err := st.store(fp)
-	if err != nil {
-		return err
-	}
-	gq, err := st.store(fq)
-	if err != nil {
-		return err
-	}
-	aq, sq := refMulVec(st.a, st.m, st.n, qh)
-	for i := range aq {
-		aq[i] = -aq[i]
-	}
-	atp, sp := refMulTVec(st.a, st.m, st.n, ph)
-	var e errAccum
-	e.addVec(gp, aq, sq)
-	e.addVec(gq, atp, sp)
-	st.record("Operator", selfTestReductionTol(max(st.m, st.n)), e)
-	return nil
+	return st.matCheck("Operator", selfTestReductionTol(max(st.m, st.n)),
+		func(fp, fq, p, q Vector) { st.b.Operator(fp, fq, st.mat, p, q) }, minusAq, st.atp)
 }
 
 func (st *selfTest) mulVec() error {
-	_, qh, _, q, fp, _, err := st.matVecs()
-	if err != nil {
-		return err
-	}
-	st.b.MulVec(fp, st.mat, q)
-	got, err := st.store(fp)
-	if err != nil {
-		return err
-	}
-	want, scale := refMulVec(st.a, st.m, st.n, qh)
-	var e errAccum
-	e.addVec(got, want, scale)
-	st.record("MulVec", selfTestReductionTol(st.n), e)
-	return nil
+	return st.matCheck("MulVec", selfTestReductionTol(st.n),
+		func(fp, _, _, q Vector) { st.b.MulVec(fp, st.mat, q) }, st.aq, nil)
 }
 
 func (st *selfTest) mulTVec() error {
-	ph, _, p, _, _, fq, err := st.matVecs()
-	if err != nil {
-		return err
-	}
-	st.b.MulTVec(fq, st.mat, p)
-	got, err := st.store(fq)
-	if err != nil {
-		return err
-	}
-	want, scale := refMulTVec(st.a, st.m, st.n, ph)
-	var e errAccum
-	e.addVec(got, want, scale)
-	st.record("MulTVec", selfTestReductionTol(st.m), e)
-	return nil
+	return st.matCheck("MulTVec", selfTestReductionTol(st.m),
+		func(_, fq, p, _ Vector) { st.b.MulTVec(fq, st.mat, p) }, nil, st.atp)
 }
 
 // point allocates a NaN-filled point of the setup: two vectors for the
 // entropic setup, one shared vector for the Euclidean one.
 func (st *selfTest) point(n int, s Setup) (Point, error) {
-	v, err := st.nanVec(n)
-	if err != nil {
-		return Point{}, err
+	var logw []float64
+	if s != Euclidean {
+		logw = nans(n)
 	}
-	if s == Euclidean {
-		return Point{State: v, Value: v}, nil
-	}
-	l, err := st.nanVec(n)
-	if err != nil {
-		return Point{}, err
-	}
-	return Point{State: l, Value: v}, nil
+	return st.loadPoint(logw, nans(n))
 }
 
 // loadPoint allocates a point holding the given log-weights (entropic; nil
@@ -774,6 +777,26 @@ func refProjectSimplex(v []float64) []float64 {
 	return out
 }
 
+// runProx places the center (log-weights cl, nil for the Euclidean setup,
+// and values cv) and g on the backend and returns Prox's result, written
+// into a NaN-filled point.
+func (st *selfTest) runProx(cl, cv, gh []float64, eta float64, s Setup) (Point, error) {
+	center, err := st.loadPoint(cl, cv)
+	if err != nil {
+		return Point{}, err
+	}
+	g, err := st.vec(gh)
+	if err != nil {
+		return Point{}, err
+	}
+	dst, err := st.point(len(cv), s)
+	if err != nil {
+		return Point{}, err
+	}
+	st.b.Prox(dst, center, g, eta, s)
+	return dst, nil
+}
+
 // prox checks both setups with a moderate step and a large one. The large
 // entropic step spreads eta g over ±800, so most probabilities fall below
 // 1e-300 and must be materialized as 0; the large Euclidean step makes the
@@ -784,20 +807,11 @@ func (st *selfTest) prox() error {
 	for _, n := range st.lens() {
 		for _, eta := range []float64{0.9, 800} {
 			cl, cp := st.logPoint(n, 3)
-			center, err := st.loadPoint(cl, cp)
-			if err != nil {
-				return err
-			}
 			gh := st.uniform(n, -1, 1)
-			g, err := st.vec(gh)
+			dst, err := st.runProx(cl, cp, gh, eta, Entropic)
 			if err != nil {
 				return err
 			}
-			dst, err := st.point(n, Entropic)
-			if err != nil {
-				return err
-			}
-			st.b.Prox(dst, center, g, eta, Entropic)
 			gl, err := st.store(dst.State)
 			if err != nil {
 				return err
@@ -829,21 +843,8 @@ func (st *selfTest) prox() error {
 	for _, n := range st.lens() {
 		for _, eta := range []float64{0.5, 50} {
 			ch := st.simplex(n, 0.2)
-			center, err := st.loadPoint(nil, ch)
-			if err != nil {
-				return err
-			}
 			gh := st.uniform(n, -1, 1)
-			g, err := st.vec(gh)
-			if err != nil {
-				return err
-			}
-			dst, err := st.point(n, Euclidean)
-			if err != nil {
-				return err
-			}
-			st.b.Prox(dst, center, g, eta, Euclidean)
-			got, err := st.store(dst.Value)
+			dst, err := st.runProx(nil, ch, gh, eta, Euclidean)
 			if err != nil {
 				return err
 			}
@@ -853,7 +854,9 @@ func (st *selfTest) prox() error {
 				v[i] = ch[i] - eta*gh[i]
 				scale = max(scale, math.Abs(ch[i])+math.Abs(eta*gh[i]))
 			}
-			e.addVec(got, refProjectSimplex(v), []float64{scale})
+			if err := st.check(&e, dst.Value, refProjectSimplex(v), []float64{scale}); err != nil {
+				return err
+			}
 		}
 	}
 	st.record("Prox/euclidean", tol, e)
@@ -996,6 +999,15 @@ func (st *selfTest) proxBlock(n int, s Setup) (*proxInputs, ProxBlock, error) {
 	return in, pb, nil
 }
 
+// checkAverages records the updated averages ax and ag against the
+// reference.
+func (st *selfTest) checkAverages(e *errAccum, ax, ag Vector, r *refStats) error {
+	if err := st.check(e, ax, r.nax, r.sax); err != nil {
+		return err
+	}
+	return st.check(e, ag, r.nag, r.sag)
+}
+
 // proxStats runs two ProxStats calls with a block of each setup, the row
 // block entropic and the column block Euclidean, then the reverse, and
 // checks the scalars, the new averages, and that the old averages are
@@ -1025,26 +1037,15 @@ func (st *selfTest) proxStats() error {
 			e := &acc[sets[k]]
 			r := refProxStats(ins[k], w)
 			e.addStats(dst[k], &r)
-			nax, err := st.store(blocks[k].NewAvgX)
-			if err != nil {
+			if err := st.checkAverages(e, blocks[k].NewAvgX, blocks[k].NewAvgG, &r); err != nil {
 				return err
 			}
-			nag, err := st.store(blocks[k].NewAvgG)
-			if err != nil {
+			if err := st.checkBits(e, blocks[k].AvgX, ins[k].ax); err != nil {
 				return err
 			}
-			e.addVec(nax, r.nax, r.sax)
-			e.addVec(nag, r.nag, r.sag)
-			ax, err := st.store(blocks[k].AvgX)
-			if err != nil {
+			if err := st.checkBits(e, blocks[k].AvgG, ins[k].ag); err != nil {
 				return err
 			}
-			ag, err := st.store(blocks[k].AvgG)
-			if err != nil {
-				return err
-			}
-			e.addBits(ax, ins[k].ax)
-			e.addBits(ag, ins[k].ag)
 		}
 	}
 	tol := selfTestReductionTol(max(st.m, st.n))
@@ -1065,21 +1066,17 @@ func (st *selfTest) average() error {
 		var xs, gs, axs, ags [2][]float64
 		for k, n := range lens {
 			xs[k], gs[k] = st.simplex(n, 0.2), st.uniform(n, -2, 2)
-			var err error
-			if blocks[k].X, err = st.vec(xs[k]); err != nil {
+			vs, err := st.vecs(xs[k], gs[k])
+			if err != nil {
 				return err
 			}
-			if blocks[k].G, err = st.vec(gs[k]); err != nil {
-				return err
-			}
+			blocks[k].X, blocks[k].G = vs[0], vs[1]
 			if withAvg {
 				axs[k], ags[k] = st.simplex(n, 0), st.uniform(n, -2, 2)
-				if blocks[k].AvgX, err = st.vec(axs[k]); err != nil {
+				if vs, err = st.vecs(axs[k], ags[k]); err != nil {
 					return err
 				}
-				if blocks[k].AvgG, err = st.vec(ags[k]); err != nil {
-					return err
-				}
+				blocks[k].AvgX, blocks[k].AvgG = vs[0], vs[1]
 			}
 		}
 		w := 0.0
@@ -1104,16 +1101,9 @@ func (st *selfTest) average() error {
 			// The averaging part of ProxStats is the same update.
 			r := averageRef(&in, w)
 			e.add(dst[k].MinAvgG, r.want.MinAvgG, r.scale.MinAvgG)
-			ax, err := st.store(blocks[k].AvgX)
-			if err != nil {
+			if err := st.checkAverages(&e, blocks[k].AvgX, blocks[k].AvgG, &r); err != nil {
 				return err
 			}
-			ag, err := st.store(blocks[k].AvgG)
-			if err != nil {
-				return err
-			}
-			e.addVec(ax, r.nax, r.sax)
-			e.addVec(ag, r.nag, r.sag)
 		}
 	}
 	st.record("Average", SelfTestElementwiseTol, e)
@@ -1191,33 +1181,23 @@ func (st *selfTest) regretMatch() error {
 					rh[i] = max(rh[i], 0)
 				}
 				uh := st.uniform(n, -2, 2)
-				x, err := st.vec(xh)
+				vs, err := st.vecs(xh, rh, uh)
 				if err != nil {
 					return err
 				}
-				r, err := st.vec(rh)
-				if err != nil {
-					return err
-				}
-				u, err := st.vec(uh)
-				if err != nil {
-					return err
-				}
+				x, r, u := vs[0], vs[1], vs[2]
 				st.b.RegretMatch(x, r, u, sign, tiny, pred)
-				gx, err := st.store(x)
-				if err != nil {
-					return err
-				}
-				gr, err := st.store(r)
-				if err != nil {
-					return err
-				}
 				wx, wr, sr, sx := refRegretMatch(xh, rh, uh, sign, tiny, pred)
-				e.addVec(gr, wr, sr)
 				if tiny == math.MaxFloat64 {
-					e.addBits(gx, wx)
+					err = st.checkBits(&e, x, wx)
 				} else {
-					e.addVec(gx, wx, []float64{sx})
+					err = st.check(&e, x, wx, []float64{sx})
+				}
+				if err != nil {
+					return err
+				}
+				if err := st.check(&e, r, wr, sr); err != nil {
+					return err
 				}
 			}
 		}
