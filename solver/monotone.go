@@ -2,10 +2,17 @@ package solver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 )
+
+// ErrNonFinite is the error Solve returns, possibly wrapped, when a
+// Monotone problem's operator returns a NaN or an infinity: a singular
+// operator (Bregman smooth problems) evaluated at a point the floating-point
+// iterates pushed onto the boundary, or a bug in the operator.
+var ErrNonFinite = errors.New("solver: the operator returned a non-finite value")
 
 func solveMonotone(ctx context.Context, p *Monotone, s *Settings, m *MirrorProx) (*Result, error) {
 	e := newVecEngine(p)
@@ -31,6 +38,7 @@ func solveMonotone(ctx context.Context, p *Monotone, s *Settings, m *MirrorProx)
 		return nil, err
 	}
 	res.Method = m.Name()
+	res.ExactEvaluations = e.exactEvals
 	res.ValueLower, res.ValueUpper = math.NaN(), math.NaN()
 	return res, nil
 }
@@ -41,25 +49,35 @@ func solveMonotone(ctx context.Context, p *Monotone, s *Settings, m *MirrorProx)
 type vecEngine struct {
 	f   Operator
 	geo Geometry
+	// exact is Monotone.Exact; when nil, c aliases g and certificates use
+	// F's values.
+	exact Operator
 	// y, x, yn: states (…S) and points (…P) of y_{t−1}, x_t and y_t.
 	yS, yP, xS, xP, ynS, ynP []float64
-	m, g                     []float64
+	// g = F(x_t) drives the step; c is the value certificates use:
+	// Exact(x_t), or g itself.
+	m, g, c                  []float64
 	avgX, avgG, navgX, navgG []float64
-	// avgGX is the running average of ⟨g_t, x_t⟩, the other half of the
+	// avgGX is the running average of ⟨c_t, x_t⟩, the other half of the
 	// regret bound of the average's gap.
 	avgGX, navgGX float64
 	best, tmp     []float64
 	evals         int
+	exactEvals    int
 }
 
 func newVecEngine(p *Monotone) *vecEngine {
 	d := p.Set.Dim()
 	buf := make([]float64, 16*d)
 	next := func() []float64 { s := buf[:d:d]; buf = buf[d:]; return s }
-	e := &vecEngine{f: p.F, geo: p.Set}
+	e := &vecEngine{f: p.F, geo: p.Set, exact: p.Exact}
 	for _, v := range []*[]float64{&e.yS, &e.yP, &e.xS, &e.xP, &e.ynS, &e.ynP, &e.m, &e.g,
 		&e.avgX, &e.avgG, &e.navgX, &e.navgG, &e.best, &e.tmp} {
 		*v = next()
+	}
+	e.c = e.g
+	if e.exact != nil {
+		e.c = next()
 	}
 	return e
 }
@@ -90,6 +108,20 @@ func (e *vecEngine) apply(dst, z []float64) {
 	e.evals++
 }
 
+// certifyValue returns the value certificates use at x, whose F value is
+// g: g itself, or Exact(x) computed into c.
+func (e *vecEngine) certifyValue(c, x, g []float64) ([]float64, error) {
+	if e.exact == nil {
+		return g, nil
+	}
+	e.exact.Apply(c, x)
+	e.exactEvals++
+	if !finite(c) {
+		return nil, fmt.Errorf("%w (Monotone.Exact)", ErrNonFinite)
+	}
+	return c, nil
+}
+
 func (e *vecEngine) dim() int { return len(e.yS) }
 
 func (e *vecEngine) work() (int, int) { return e.evals, 0 }
@@ -114,9 +146,13 @@ func (e *vecEngine) start() (certificate, error) {
 	e.geo.Point(e.yP, e.yS)
 	e.apply(e.m, e.yP)
 	if !finite(e.m) {
-		return noCertificate, fmt.Errorf("solver: the operator returned a non-finite value at the start point")
+		return noCertificate, fmt.Errorf("%w at the start point", ErrNonFinite)
 	}
-	return e.pointCertificate(e.yP, e.m), nil
+	c, err := e.certifyValue(e.c, e.yP, e.m)
+	if err != nil {
+		return noCertificate, err
+	}
+	return e.pointCertificate(e.yP, c), nil
 }
 
 func (e *vecEngine) trial(eta, w float64, t *Trial) (last, avg certificate, err error) {
@@ -124,7 +160,7 @@ func (e *vecEngine) trial(eta, w float64, t *Trial) (last, avg certificate, err 
 	geo.Prox(e.xS, e.xP, e.yS, e.m, eta)
 	e.apply(e.g, e.xP)
 	if !finite(e.g) {
-		return noCertificate, noCertificate, fmt.Errorf("solver: the operator returned a non-finite value")
+		return noCertificate, noCertificate, ErrNonFinite
 	}
 	geo.Prox(e.ynS, e.ynP, e.yS, e.g, eta)
 	t.DivXY = geo.Divergence(e.xS, e.xP, e.yS)
@@ -135,13 +171,17 @@ func (e *vecEngine) trial(eta, w float64, t *Trial) (last, avg certificate, err 
 	for i, d := range e.tmp {
 		t.InnerGM += d * (e.xP[i] - e.ynP[i])
 	}
-	gx := dot(e.g, e.xP)
+	c, err := e.certifyValue(e.c, e.xP, e.g)
+	if err != nil {
+		return noCertificate, noCertificate, err
+	}
+	cx := dot(c, e.xP)
 	for i := range e.navgX {
 		e.navgX[i] = e.avgX[i] + w*(e.xP[i]-e.avgX[i])
-		e.navgG[i] = e.avgG[i] + w*(e.g[i]-e.avgG[i])
+		e.navgG[i] = e.avgG[i] + w*(c[i]-e.avgG[i])
 	}
-	e.navgGX = e.avgGX + w*(gx-e.avgGX)
-	last = certificate{gap: gx + e.support(e.g), lower: math.NaN(), upper: math.NaN()}
+	e.navgGX = e.avgGX + w*(cx-e.avgGX)
+	last = certificate{gap: cx + e.support(c), lower: math.NaN(), upper: math.NaN()}
 	avg = certificate{gap: e.navgGX + e.support(e.navgG), lower: math.NaN(), upper: math.NaN()}
 	return last, avg, nil
 }
@@ -157,7 +197,7 @@ func (e *vecEngine) accept() {
 func (e *vecEngine) advance() error {
 	e.apply(e.m, e.yP)
 	if !finite(e.m) {
-		return fmt.Errorf("solver: the operator returned a non-finite value")
+		return ErrNonFinite
 	}
 	return nil
 }

@@ -24,8 +24,8 @@ import (
 //
 // Solve treats it like any operator, so the gaps it reports for the problem
 // (Result.Gap, the Record gaps) are computed from the noisy values: they are
-// estimates, not certificates of F's gap. Evaluate the exact gap of the
-// point you keep with F itself.
+// estimates, not certificates of F's gap. Set Monotone.Exact to op to have
+// them certified, at one evaluation of op per iteration.
 //
 // sigma must be finite and ≥ 0 (Noisy panics otherwise); 0 gives F's
 // values unchanged.

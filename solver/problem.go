@@ -250,6 +250,17 @@ type Monotone struct {
 	// Bound is an upper bound of ‖F‖_* on the set, the default G0; 0 means
 	// estimate it (SPEC section 3).
 	Bound float64
+	// Exact, when set, is the noiseless operator of a stochastic F (for
+	// example the F given to Noisy). The step rules still see only F's
+	// values, but every certificate is computed from Exact's: the start
+	// point's, the last iterate's and the regret bound of the average,
+	// Σ w_t ⟨Exact(x_t), x_t − z⟩ / Σ w_t maximized over the set, which
+	// bounds the average's gap for a monotone Exact. So Result.Gap stays a
+	// certificate under noise, at the price of one evaluation of Exact per
+	// iteration (Stats.ExactEvaluations; they are not Evaluations and do not
+	// count against MaxEvaluations). Nil: certificates use F's values,
+	// which for a stochastic F are estimates, not certificates.
+	Exact Operator
 }
 
 // Dim returns the geometry's dimension.

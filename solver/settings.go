@@ -260,6 +260,9 @@ type Stats struct {
 	// certificate and the exact gaps of the average every Settings.GapEvery
 	// iterations and at the end (then GapPasses = MatrixPasses).
 	GapPasses int
+	// ExactEvaluations counts the evaluations of Monotone.Exact made to
+	// certify gaps under a stochastic operator (0 without Exact).
+	ExactEvaluations int
 	// Rejections counts rejected backtracking trials.
 	Rejections int
 	// Step is the last step size used (0 for the regret-matching methods).
