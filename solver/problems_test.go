@@ -2,6 +2,7 @@ package solver_test
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gpump/gpump/solver"
 )
@@ -303,54 +305,130 @@ func TestProblemRates(t *testing.T) {
 type compareRow struct {
 	rule         string
 	to2, to3     int // evaluations to relative gap 1e-2, 1e-3 (0: not reached)
-	gap, err     float64
-	point        solver.PointKind
+	gap          float64
 	evals, iters int
+	failed       string // why the run stopped early, if it did
 }
 
-// compareBudget is the evaluation budget of every run of TestCompareRules.
+// compareBudget is the evaluation budget of every run of TestCompareRules on
+// the registry's problems.
 const compareBudget = 1_000_000
 
-// compareRuns runs every mirror-prox rule on the named problem (seed 1,
-// default size) for compareBudget operator evaluations.
-func compareRuns(t *testing.T, name string) []compareRow {
-	p, info := newProblem(t, name, 0, 1)
+// The matrix game of the comparison is issue 2's reference game, uniform
+// [0, 1] 500×500. Its deterministic runs get compareGameBudget exact
+// evaluations; its sampled runs get compareGameBatch columns and rows per
+// evaluation and ten times the evaluations, so that both read the same
+// number of entries of A for the operator (b (m + n) = mn / 10), and the
+// gap passes (automatic K = 10) come on top.
+const (
+	compareGameBudget = 10_000
+	compareGameBatch  = 25
+)
+
+// compareNoise is the noise of the registry problems' stochastic runs, as a
+// fraction of their G0: Noisy's σ is chosen so that the dual norm of one
+// draw of σξ is compareNoise·Bound.
+var compareNoise = flag.Float64("compare-noise", 0.1, "TestCompareRules: the noise of the stochastic runs on the registry's problems, as a fraction of G0")
+
+// compareOnly restricts TestCompareRules to one case.
+var compareOnly = flag.String("compare-only", "", "TestCompareRules: run only the named case (the game is \"game\")")
+
+// compareCase is one problem of the comparison: its name, its setting, the
+// paper's rule for it, and how to build it for the deterministic or the
+// stochastic oracle with the settings of its runs.
+type compareCase struct {
+	name, setting, rule string
+	build               func(t *testing.T, stochastic bool) (solver.Problem, solver.Settings)
+}
+
+// compareCases returns the matrix game and the registry's problems. The
+// stochastic registry problems are F + σξ (Noisy, seed 1) with Monotone.Exact
+// = F, so that every gap in the table is certified.
+func compareCases() []compareCase {
+	cases := []compareCase{{
+		name: "uniform 500×500 game", setting: solver.SettingLipschitzSmooth, rule: "ga-smooth",
+		build: func(t *testing.T, stochastic bool) (solver.Problem, solver.Settings) {
+			g, err := solver.NewMatrixGame(referenceGames(t)["uniform[0,1] 500x500"])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !stochastic {
+				return g, solver.Settings{MaxEvaluations: compareGameBudget}
+			}
+			return g, solver.Settings{MaxEvaluations: 10 * compareGameBudget, Oracle: solver.Sampled, Batch: compareGameBatch, Seed: 1}
+		},
+	}}
+	for _, spec := range solver.Problems() {
+		cases = append(cases, compareCase{
+			name: spec.Name, setting: spec.Setting, rule: spec.Rule,
+			build: func(t *testing.T, stochastic bool) (solver.Problem, solver.Settings) {
+				p, _ := newProblem(t, spec.Name, 0, 1)
+				if stochastic {
+					xi := make([]float64, p.Dim())
+					solver.Noisy(constOperator(make([]float64, p.Dim())), 1, 2).Apply(xi, nil)
+					sigma := *compareNoise * p.Bound / p.Set.DualNorm(xi)
+					p.F, p.Exact = solver.Noisy(p.F, sigma, 1), p.F
+				}
+				return p, solver.Settings{MaxEvaluations: compareBudget}
+			},
+		})
+	}
+	return cases
+}
+
+// compareRuns runs every mirror-prox rule on the case, in parallel (each
+// run builds its own problem: a Noisy operator holds a random stream).
+func compareRuns(t *testing.T, c compareCase, stochastic bool) []compareRow {
 	type run struct {
 		label, rule string
-		prm         solver.Params
+		prm         func(solver.Problem) solver.Params
 	}
+	none := func(solver.Problem) solver.Params { return solver.Params{} }
 	runs := []run{
-		{"ga-smooth", "ga-smooth", solver.Params{}},
-		{"ga-bounded (c = 1)", "ga-bounded", solver.Params{}},
-		{"ga-stochastic (c = 5)", "ga-stochastic", solver.Params{}},
-		{"bach-levy", "bach-levy", solver.Params{}},
-		{"amp", "amp", solver.Params{}},
-		{"adaprox", "adaprox", solver.Params{}},
-		// No Lipschitz constant exists: the constant rule runs with the
-		// universal rules' first step D/G0.
-		{"constant (η = D/G0)", "constant", solver.Params{Eta: math.Sqrt(p.Set.DiameterSq()) / p.Bound}},
-		{"backtracking", "backtracking", solver.Params{}},
+		{"ga-smooth", "ga-smooth", none},
+		{"ga-bounded (c = 1)", "ga-bounded", none},
+		{"ga-stochastic (c = 5)", "ga-stochastic", none},
+		{"bach-levy", "bach-levy", none},
+		{"amp", "amp", none},
+		{"adaprox", "adaprox", none},
+		{"constant", "constant", func(p solver.Problem) solver.Params {
+			// A game has its 1/L. The registry's problems have no
+			// Lipschitz constant: their constant rule runs with the
+			// universal rules' first step D/G0.
+			if m, ok := p.(*solver.Monotone); ok {
+				return solver.Params{Eta: math.Sqrt(m.Set.DiameterSq()) / m.Bound}
+			}
+			return solver.Params{}
+		}},
+		{"backtracking", "backtracking", none},
 	}
 	rows := make([]compareRow, len(runs))
 	errs := make([]error, len(runs))
 	var wg sync.WaitGroup
-	for k, r := range runs { // independent runs, in parallel (the problem is read-only)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+	for k, r := range runs {
+		p, s := c.build(t, stochastic)
+		wg.Go(func() {
 			var h gapHistory
-			m, err := solver.NewMethod(r.rule, r.prm)
+			s.Recorder = &h
+			m, err := solver.NewMethod(r.rule, r.prm(p))
 			if err != nil {
 				errs[k] = err
 				return
 			}
-			res, err := solver.Solve(context.Background(), p, &solver.Settings{MaxEvaluations: compareBudget, Recorder: &h}, m)
-			if err != nil {
+			row := compareRow{rule: r.label}
+			res, err := solver.Solve(context.Background(), p, &s, m)
+			switch {
+			case errors.Is(err, solver.ErrNonFinite) && len(h.evals) > 0:
+				// A singular operator under noise can be driven to
+				// the boundary, where F overflows: a result of the run.
+				row.failed = fmt.Sprintf("F overflowed after %d evaluations", h.evals[len(h.evals)-1])
+				row.gap = h.relGap[len(h.relGap)-1]
+			case err != nil:
 				errs[k] = err
 				return
+			default:
+				row.gap, row.evals, row.iters = res.RelGap, res.Evaluations, res.Iterations
 			}
-			row := compareRow{rule: r.label, gap: res.RelGap, err: info.Error(res.X) / p.Scale, point: res.Point,
-				evals: res.Evaluations, iters: res.Iterations}
 			for i, g := range h.relGap {
 				if row.to2 == 0 && g <= 1e-2 {
 					row.to2 = h.evals[i]
@@ -361,24 +439,23 @@ func compareRuns(t *testing.T, name string) []compareRow {
 				}
 			}
 			rows[k] = row
-		}()
+		})
 	}
 	wg.Wait()
 	for k, err := range errs {
 		if err != nil {
-			t.Fatalf("%s, %s: %v", name, runs[k].label, err)
+			t.Fatalf("%s, %s: %v", c.name, runs[k].label, err)
 		}
 	}
 	return rows
 }
 
 // TestCompareRules prints, as a markdown table, every mirror-prox step rule
-// on each problem of the registry (default size, seed 1) for the same
-// budget of operator evaluations: the evaluations to relative gap 1e-2 and
-// 1e-3 (best certified point; relative to the start's gap), the final
-// relative certified gap and the final exact relative error (ProblemInfo.
-// Error over Scale). It runs only with -compare or GPUMP_COMPARE=1, not in
-// -short:
+// on the reference matrix game and on each problem of the registry (default
+// size, seed 1), with the deterministic and with a stochastic oracle: the
+// evaluations to relative gap 1e-2 and 1e-3 (best certified point) and the
+// final relative gap, all certified (see compareCases). It runs only with
+// -compare or GPUMP_COMPARE=1, not in -short:
 //
 //	go test ./solver -run TestCompareRules -v -compare
 func TestCompareRules(t *testing.T) {
@@ -386,24 +463,37 @@ func TestCompareRules(t *testing.T) {
 		t.Skip("the step-rule comparison runs with -compare or GPUMP_COMPARE=1")
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\nBudget %d operator evaluations per run, default size, seed 1; relative = divided by the start point's certified gap.\n\n", compareBudget)
-	b.WriteString("| problem (setting) | rule | evals to 1e-2 | evals to 1e-3 | final rel. gap | final rel. error | point |\n")
-	b.WriteString("|---|---|---:|---:|---:|---:|---|\n")
+	fmt.Fprintf(&b, "\nBudgets: registry problems %d evaluations, the game %d exact or %d sampled (b = %d); seed 1; noise %.2g·G0.\n\n",
+		compareBudget, compareGameBudget, 10*compareGameBudget, compareGameBatch, *compareNoise)
+	b.WriteString("| problem (setting) | rule | exact: to 1e-2 | to 1e-3 | final rel. gap | stochastic: to 1e-2 | to 1e-3 | final rel. gap |\n")
+	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|\n")
 	fmtEvals := func(n int) string {
 		if n == 0 {
 			return "—"
 		}
 		return fmt.Sprint(n)
 	}
-	for _, spec := range solver.Problems() {
-		for _, r := range compareRuns(t, spec.Name) {
+	for _, c := range compareCases() {
+		if *compareOnly != "" && !strings.Contains(c.name, *compareOnly) {
+			continue
+		}
+		start := time.Now()
+		det, sto := compareRuns(t, c, false), compareRuns(t, c, true)
+		fmtGap := func(r compareRow) string {
+			if r.failed != "" {
+				return fmt.Sprintf("%.2e (%s)", r.gap, r.failed)
+			}
+			return fmt.Sprintf("%.2e", r.gap)
+		}
+		for k, r := range det {
 			mark := ""
-			if strings.HasPrefix(r.rule, spec.Rule) {
+			if strings.HasPrefix(r.rule, c.rule) {
 				mark = " ★"
 			}
-			fmt.Fprintf(&b, "| %s (%s) | %s%s | %s | %s | %.2e | %.2e | %s |\n", spec.Name, spec.Setting, r.rule, mark,
-				fmtEvals(r.to2), fmtEvals(r.to3), r.gap, r.err, r.point)
+			fmt.Fprintf(&b, "| %s (%s) | %s%s | %s | %s | %s | %s | %s | %s |\n", c.name, c.setting, r.rule, mark,
+				fmtEvals(r.to2), fmtEvals(r.to3), fmtGap(r), fmtEvals(sto[k].to2), fmtEvals(sto[k].to3), fmtGap(sto[k]))
 		}
+		t.Logf("%s: %s", c.name, time.Since(start).Round(time.Second))
 	}
 	b.WriteString("\n★ the paper's rule for the setting.\n")
 	t.Log(b.String())
