@@ -1,5 +1,6 @@
 //go:build !race
 
-package solver_test
+package solver
 
-const raceEnabled = false
+// RaceEnabled: see race_test.go.
+const RaceEnabled = false

@@ -1,7 +1,8 @@
 //go:build race
 
-package solver_test
+package solver
 
-// The race detector's instrumentation allocates; allocation counts are
-// meaningless under it.
-const raceEnabled = true
+// RaceEnabled reports a race-detector build, whose instrumentation
+// allocates: allocation counts are meaningless under it. It is exported for
+// the external tests (package solver_test).
+const RaceEnabled = true
