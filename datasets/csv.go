@@ -33,27 +33,9 @@ func ReadCSV(path string, opt *ReadOptions) (*tensor.Dense, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("datasets: %w", err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("datasets: %w", err)
-	}
-	if fi.IsDir() {
-		return nil, &dataError{file: path, msg: "is a directory, not a csv file", off: -1}
-	}
-	size := int64(-1)
-	if fi.Mode().IsRegular() {
-		size = fi.Size()
-	}
-	t, err := decodeCSV(f, size, dt)
-	if err != nil {
-		return nil, inFile(path, err)
-	}
-	return t, nil
+	return readInput(path, "a csv file", func(f *os.File, size int64) (*tensor.Dense, error) {
+		return decodeCSV(f, size, dt)
+	})
 }
 
 // DecodeCSV reads a dense matrix written as text from r, one row per

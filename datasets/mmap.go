@@ -1,7 +1,6 @@
 package datasets
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -62,29 +61,17 @@ func MapNPY(path string) (*Mapped, error) {
 	if !mmapSupported {
 		return nil, &dataError{file: path, msg: fmt.Sprintf("memory mapping is not supported on %s; use ReadNPY", runtime.GOOS), off: -1}
 	}
-	f, err := os.Open(path)
+	f, size, err := openInput(path, "an npy file")
 	if err != nil {
-		return nil, fmt.Errorf("datasets: %w", err)
+		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("datasets: %w", err)
-	}
-	if fi.IsDir() {
-		return nil, &dataError{file: path, msg: "is a directory, not an npy file", off: -1}
-	}
-	if !fi.Mode().IsRegular() {
+	if size < 0 {
 		return nil, &dataError{file: path, msg: "is not a regular file and cannot be memory-mapped; use ReadNPY", off: -1}
 	}
-	m, err := mapNPY(f, fi.Size())
+	m, err := mapNPY(f, size)
 	if err != nil {
-		var de *dataError
-		if errors.As(err, &de) {
-			de.file = path
-			return nil, de
-		}
-		return nil, fmt.Errorf("datasets: %s: %w", path, err)
+		return nil, inFile(path, err)
 	}
 	m.path = path
 	return m, nil

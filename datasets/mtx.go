@@ -3,7 +3,6 @@ package datasets
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -83,32 +82,9 @@ func ReadMTX(path string, opt *ReadOptions) (*tensor.Dense, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("datasets: %w", err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("datasets: %w", err)
-	}
-	if fi.IsDir() {
-		return nil, &dataError{file: path, msg: "is a directory, not a Matrix Market file", off: -1}
-	}
-	size := int64(-1) // pipes and devices: unknown
-	if fi.Mode().IsRegular() {
-		size = fi.Size()
-	}
-	t, err := decodeMTX(f, size, dt)
-	if err != nil {
-		var de *dataError
-		if errors.As(err, &de) {
-			de.file = path
-			return nil, de
-		}
-		return nil, fmt.Errorf("datasets: %s: %w", path, err)
-	}
-	return t, nil
+	return readInput(path, "a Matrix Market file", func(f *os.File, size int64) (*tensor.Dense, error) {
+		return decodeMTX(f, size, dt)
+	})
 }
 
 // DecodeMTX reads a Matrix Market stream from r and returns its matrix as

@@ -72,32 +72,9 @@ func ReadNPY(path string, opt *ReadOptions) (*tensor.Dense, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("datasets: %w", err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("datasets: %w", err)
-	}
-	if fi.IsDir() {
-		return nil, &dataError{file: path, msg: "is a directory, not an npy file", off: -1}
-	}
-	size := int64(-1) // pipes and devices: unknown
-	if fi.Mode().IsRegular() {
-		size = fi.Size()
-	}
-	t, err := decodeNPY(f, size, dt)
-	if err != nil {
-		var de *dataError
-		if errors.As(err, &de) {
-			de.file = path
-			return nil, de
-		}
-		return nil, fmt.Errorf("datasets: %s: %w", path, err)
-	}
-	return t, nil
+	return readInput(path, "an npy file", func(f *os.File, size int64) (*tensor.Dense, error) {
+		return decodeNPY(f, size, dt)
+	})
 }
 
 // DecodeNPY reads a .npy stream from r and returns the 2-D array it holds

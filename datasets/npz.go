@@ -11,7 +11,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"strings"
 	"unsafe"
 
@@ -98,24 +97,15 @@ func NPZMembers(path string) ([]string, error) {
 
 // openNPZ opens the archive at path and returns its size.
 func openNPZ(path string) (*os.File, int64, error) {
-	f, err := os.Open(path)
+	f, size, err := openInput(path, "an npz archive")
 	if err != nil {
-		return nil, 0, fmt.Errorf("datasets: %w", err)
+		return nil, 0, err
 	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, 0, fmt.Errorf("datasets: %w", err)
-	}
-	if fi.IsDir() {
-		f.Close()
-		return nil, 0, &dataError{file: path, msg: "is a directory, not an npz archive", off: -1}
-	}
-	if !fi.Mode().IsRegular() {
+	if size < 0 {
 		f.Close()
 		return nil, 0, &dataError{file: path, msg: "is not a regular file: an npz archive is read from its end", off: -1}
 	}
-	return f, fi.Size(), nil
+	return f, size, nil
 }
 
 // keyOf returns opt.Key.
@@ -124,21 +114,6 @@ func keyOf(opt *ReadOptions) string {
 		return ""
 	}
 	return opt.Key
-}
-
-// inFile returns err with the file name path added: before the member
-// name that a *dataError may already carry, or as a prefix.
-func inFile(path string, err error) error {
-	var de *dataError
-	if errors.As(err, &de) {
-		if de.file == "" {
-			de.file = path
-		} else {
-			de.file = path + ": " + de.file
-		}
-		return de
-	}
-	return fmt.Errorf("datasets: %s: %w", path, err)
 }
 
 // openZip reads the central directory of the zip archive of size bytes
@@ -586,90 +561,20 @@ func writeNPYVector[T float](w io.Writer, t *tensor.Dense, bigEndian bool) error
 	return nil
 }
 
-// followLinks returns the file a chain of symbolic links at path points to,
-// which need not exist yet, or path itself.
-func followLinks(path string) string {
-	for range 40 { // the limit of Linux's own resolution
-		fi, err := os.Lstat(path)
-		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
-			return path
-		}
-		t, err := os.Readlink(path)
-		if err != nil {
-			return path
-		}
-		if !filepath.IsAbs(t) {
-			t = filepath.Join(filepath.Dir(path), t)
-		}
-		path = t
-	}
-	return path
-}
-
-// writeFileAtomic writes a file through write: to a temporary file in the
-// same directory, synced and then renamed over path, so that path holds
-// either its old content or the complete new file, with mode 0644. A
-// symbolic link is followed, so that its target is replaced and the link
-// kept; a path that is a device, a pipe or a socket (/dev/stdout, a FIFO)
-// is written in place, since renaming over it would replace it.
+// writeFileAtomic writes the file at path through write, as an Output (see
+// CreateOutput): path holds either its old content or the complete new file.
 func writeFileAtomic(path string, write func(w io.Writer) error) error {
-	path = followLinks(path)
-	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
-		if fi.IsDir() {
-			return &dataError{file: path, msg: "is a directory", off: -1}
-		}
-		f, err := os.OpenFile(path, os.O_WRONLY, 0)
-		if err != nil {
-			return fmt.Errorf("datasets: %w", err)
-		}
-		err = write(f)
-		if cerr := f.Close(); err == nil && cerr != nil {
-			err = fmt.Errorf("datasets: %w", cerr)
-		}
+	o, err := CreateOutput(path)
+	if err != nil {
+		return err
+	}
+	defer o.Abort()
+	if err := write(o); err != nil {
 		var de *dataError
 		if errors.As(err, &de) && de.file == "" {
-			de.file = path
+			de.file = o.path
 		}
 		return err
 	}
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp*")
-	if err != nil {
-		return fmt.Errorf("datasets: %w", err)
-	}
-	tmp := f.Name()
-	err = write(f)
-	if err == nil {
-		if cerr := f.Chmod(0o644); cerr != nil {
-			err = fmt.Errorf("datasets: %w", cerr)
-		} else if serr := f.Sync(); serr != nil {
-			err = fmt.Errorf("datasets: %w", serr)
-		}
-	}
-	if cerr := f.Close(); err == nil && cerr != nil {
-		err = fmt.Errorf("datasets: %w", cerr)
-	}
-	if err == nil {
-		if rerr := os.Rename(tmp, path); rerr != nil {
-			err = fmt.Errorf("datasets: %w", rerr)
-		}
-	}
-	if err != nil {
-		os.Remove(tmp)
-		var de *dataError
-		if errors.As(err, &de) && de.file == "" {
-			de.file = path
-		}
-		return err
-	}
-	// Make the rename durable. Not all systems can sync a directory, so
-	// failures are ignored.
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
+	return o.Commit()
 }

@@ -1,11 +1,5 @@
 package datasets
 
-import (
-	"errors"
-	"fmt"
-	"os"
-)
-
 // NPYInfo describes a .npy file from its header.
 type NPYInfo struct {
 	// Rows and Cols are the matrix's shape.
@@ -23,33 +17,17 @@ type NPYInfo struct {
 // StatNPY reads the header of the .npy file at path, with the checks of
 // ReadNPY (a 2-D array of a supported type that fits the file).
 func StatNPY(path string) (NPYInfo, error) {
-	f, err := os.Open(path)
+	f, size, err := openInput(path, "an npy file")
 	if err != nil {
-		return NPYInfo{}, fmt.Errorf("datasets: %w", err)
+		return NPYInfo{}, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return NPYInfo{}, fmt.Errorf("datasets: %w", err)
-	}
-	if fi.IsDir() {
-		return NPYInfo{}, &dataError{file: path, msg: "is a directory, not an npy file", off: -1}
-	}
-	size := int64(-1)
-	if fi.Mode().IsRegular() {
-		size = fi.Size()
-	}
 	h, err := readNPYHeader(f, size)
 	if err == nil {
 		err = h.checkPlatform()
 	}
 	if err != nil {
-		var de *dataError
-		if errors.As(err, &de) {
-			de.file = path
-			return NPYInfo{}, de
-		}
-		return NPYInfo{}, fmt.Errorf("datasets: %s: %w", path, err)
+		return NPYInfo{}, inFile(path, err)
 	}
 	return NPYInfo{
 		Rows: h.m, Cols: h.n, Descr: h.descr, Fortran: h.fortran,

@@ -1,105 +1,112 @@
 package main
 
 import (
+	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
+	"log/slog"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/gpump/gpump/datasets"
+	"github.com/gpump/gpump/solver"
 )
 
-// outFile is an output file that appears complete or not at all: it is
-// written to a temporary file in the same directory, synced, and renamed
-// over its path by commit. Opening it before a long solve makes a bad path
-// fail at once instead of after the work. A symbolic link is followed (its
-// target is replaced, the link kept), and a device, pipe or socket
-// (/dev/stdout, a FIFO) is written in place, since renaming over it would
-// replace it.
-type outFile struct {
-	*os.File
-	path   string // the final path, links followed
-	direct bool   // written in place
-	done   bool
+// outputs are the files of --output, --trace and --plot, shared by every
+// kind of solve. They are opened before the work, so that a bad path fails
+// at once instead of after hours, and each appears complete or not at all.
+type outputs struct {
+	result *datasets.Output
+	trace  *traceRecorder
+	plot   *plotRecorder
+	prog   *progress
 }
 
-// createOut opens the temporary file of an output.
-func createOut(path string) (*outFile, error) {
-	real := followLinks(path)
-	if fi, err := os.Stat(real); err == nil && !fi.Mode().IsRegular() {
-		if fi.IsDir() {
-			return nil, fmt.Errorf("%s is a directory", path)
+// openOutputs opens the outputs the flags ask for. prog, when not nil, is
+// the progress bar; recorder includes it.
+func openOutputs(c *cli.Context, prog *progress) (*outputs, error) {
+	if c.Int("trace-every") < 1 {
+		return nil, fmt.Errorf("--trace-every must be at least 1, got %d", c.Int("trace-every"))
+	}
+	o := &outputs{prog: prog}
+	var err error
+	if path := c.String("output"); path != "" {
+		if o.result, err = datasets.CreateOutput(path); err != nil {
+			return nil, fmt.Errorf("--output: %w", err)
 		}
-		f, err := os.OpenFile(real, os.O_WRONLY, 0)
-		if err != nil {
+	}
+	if path := c.String("trace"); path != "" {
+		if o.trace, err = newTrace(path, c.Int("trace-every")); err != nil {
+			o.abort()
 			return nil, err
 		}
-		return &outFile{File: f, path: real, direct: true}, nil
 	}
-	f, err := os.CreateTemp(filepath.Dir(real), "."+filepath.Base(real)+".tmp*")
-	if err != nil {
-		return nil, err
+	if path := c.String("plot"); path != "" {
+		if o.plot, err = newPlot(path); err != nil {
+			o.abort()
+			return nil, err
+		}
 	}
-	return &outFile{File: f, path: real}, nil
+	return o, nil
 }
 
-// commit moves the finished file into place.
-func (o *outFile) commit() error {
-	if o.done {
-		return nil
+// recorder returns the recorders of the trace, the plot and the progress
+// bar, or nil.
+func (o *outputs) recorder() solver.Recorder {
+	var recs []solver.Recorder
+	if o.trace != nil {
+		recs = append(recs, o.trace)
 	}
-	o.done = true
-	if o.direct {
-		return o.Close()
+	if o.plot != nil {
+		recs = append(recs, o.plot)
 	}
-	err := o.Chmod(0o644) // CreateTemp makes 0600; an output is an ordinary file
-	if err == nil {
-		err = o.Sync()
+	if o.prog != nil {
+		recs = append(recs, o.prog)
 	}
-	if cerr := o.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(o.Name(), o.path)
-	}
-	if err != nil {
-		os.Remove(o.Name())
-		return err
-	}
-	// Make the rename durable; not every system can sync a directory.
-	if d, err := os.Open(filepath.Dir(o.path)); err == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
+	return solver.Recorders(recs...)
 }
 
-// abort removes an output that was not committed; after commit it does
-// nothing, so it can be deferred.
-func (o *outFile) abort() {
-	if o == nil || o.done {
-		return
+// abort removes every output not committed; it can be deferred.
+func (o *outputs) abort() {
+	o.result.Abort()
+	if o.trace != nil {
+		o.trace.abort()
 	}
-	o.done = true
-	o.Close()
-	if !o.direct {
-		os.Remove(o.Name())
+	if o.plot != nil {
+		o.plot.abort()
 	}
 }
 
-// followLinks returns the file a chain of symbolic links at path points to,
-// which need not exist yet, or path itself.
-func followLinks(path string) string {
-	for range 40 { // the limit of Linux's own resolution
-		fi, err := os.Lstat(path)
-		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
-			return path
+// finish writes the trace and the plot (titled title), then the JSON
+// result v to --output or standard output. The result is written whatever
+// happened to the other outputs: their failures, with those in failed, are
+// returned after it, joined, for exit status 1.
+func (o *outputs) finish(c *cli.Context, log *slog.Logger, title string, v any, failed ...error) error {
+	if o.trace != nil {
+		if err := o.trace.finish(); err != nil {
+			failed = append(failed, err)
+		} else {
+			log.Info("wrote trace", "file", o.trace.path, "rows", o.trace.rows)
 		}
-		t, err := os.Readlink(path)
-		if err != nil {
-			return path
-		}
-		if !filepath.IsAbs(t) {
-			t = filepath.Join(filepath.Dir(path), t)
-		}
-		path = t
 	}
-	return path
+	if o.plot != nil {
+		if err := o.plot.save(title); err != nil {
+			failed = append(failed, err)
+		} else {
+			log.Info("wrote plot", "file", o.plot.path)
+		}
+	}
+	w := c.App.Writer
+	if o.result != nil {
+		w = o.result
+	}
+	if err := writeJSON(w, v); err != nil {
+		return fmt.Errorf("writing the result: %w", err)
+	}
+	if o.result != nil {
+		if err := o.result.Commit(); err != nil {
+			return fmt.Errorf("writing the result: %w", err)
+		}
+		log.Info("wrote result", "file", c.String("output"))
+	}
+	return errors.Join(failed...)
 }

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/gpump/gpump/datasets"
 	"github.com/gpump/gpump/solver"
 )
 
@@ -23,7 +24,7 @@ const plotStep = 1.002
 // evaluations and draws them on log-log axes.
 type plotRecorder struct {
 	path          string
-	out           *outFile
+	out           *datasets.Output
 	method        string
 	best, avg, lt plotter.XYs
 	lastEvals     float64
@@ -40,7 +41,7 @@ func newPlot(path string) (*plotRecorder, error) {
 	default:
 		return nil, fmt.Errorf("--plot draws a .png or .svg file, not %q", path)
 	}
-	out, err := createOut(path)
+	out, err := datasets.CreateOutput(path)
 	if err != nil {
 		return nil, fmt.Errorf("plot: %w", err)
 	}
@@ -48,7 +49,7 @@ func newPlot(path string) (*plotRecorder, error) {
 }
 
 // abort removes the file of a plot that was not saved.
-func (p *plotRecorder) abort() { p.out.abort() }
+func (p *plotRecorder) abort() { p.out.Abort() }
 
 // Init implements solver.Recorder.
 func (p *plotRecorder) Init(info *solver.Info) error {
@@ -143,15 +144,15 @@ func (p *plotRecorder) save(title string) error {
 	}
 	w, err := pl.WriterTo(7*vg.Inch, 4.5*vg.Inch, strings.TrimPrefix(strings.ToLower(filepath.Ext(p.path)), "."))
 	if err != nil {
-		p.out.abort()
+		p.out.Abort()
 		return fmt.Errorf("plot: %w", err)
 	}
 	_, err = w.WriteTo(p.out)
 	if err == nil {
-		err = p.out.commit()
+		err = p.out.Commit()
 	}
 	if err != nil {
-		p.out.abort()
+		p.out.Abort()
 		return fmt.Errorf("plot: %w", err)
 	}
 	return nil

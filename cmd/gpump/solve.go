@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -117,9 +116,6 @@ func solveAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if c.Int("trace-every") < 1 {
-		return fmt.Errorf("--trace-every must be at least 1, got %d", c.Int("trace-every"))
-	}
 	strategies := c.String("strategies")
 	if strategies != "" && !strings.EqualFold(filepath.Ext(strategies), ".npz") {
 		return fmt.Errorf("--strategies writes an .npz file, not %q", strategies)
@@ -127,86 +123,36 @@ func solveAction(c *cli.Context) error {
 
 	// Open every output before the solve: a bad path fails now, not
 	// after hours of work.
-	var result, strat *outFile
-	if path := c.String("output"); path != "" {
-		if result, err = createOut(path); err != nil {
-			return fmt.Errorf("--output: %w", err)
-		}
-		defer result.abort()
-	}
-	if strategies != "" {
-		if strat, err = createOut(strategies); err != nil {
-			return fmt.Errorf("--strategies: %w", err)
-		}
-		defer strat.abort()
-	}
-	var recs []solver.Recorder
-	var trace *traceRecorder
-	if path := c.String("trace"); path != "" {
-		if trace, err = newTrace(path, c.Int("trace-every")); err != nil {
-			return err
-		}
-		defer trace.abort()
-		recs = append(recs, trace)
-	}
-	var plot *plotRecorder
-	if path := c.String("plot"); path != "" {
-		if plot, err = newPlot(path); err != nil {
-			return err
-		}
-		defer plot.abort()
-		recs = append(recs, plot)
-	}
-	if prog != nil {
-		recs = append(recs, prog)
-	}
-
-	out, res, err := j.run(c.Context, solver.Recorders(recs...), log)
+	outs, err := openOutputs(c, prog)
 	if err != nil {
 		return err
 	}
-	// The result is written whatever happens to the other outputs; their
-	// failures are reported after it, with exit status 1.
-	var failed []error
-	if trace != nil {
-		if err := trace.finish(); err != nil {
-			failed = append(failed, err)
-		} else {
-			log.Info("wrote trace", "file", trace.path, "rows", trace.rows)
+	defer outs.abort()
+	var strat *datasets.Output
+	if strategies != "" {
+		if strat, err = datasets.CreateOutput(strategies); err != nil {
+			return fmt.Errorf("--strategies: %w", err)
 		}
+		defer strat.Abort()
 	}
-	if plot != nil {
-		if err := plot.save(out.Source); err != nil {
-			failed = append(failed, err)
-		} else {
-			log.Info("wrote plot", "file", plot.path)
-		}
+
+	out, res, err := j.run(c.Context, outs.recorder(), log)
+	if err != nil {
+		return err
 	}
 	out.RowStrategy, out.ColumnStrategy = res.Row, res.Column
+	var failed error
 	if strat != nil {
 		if err := writeStrategies(strat, res); err != nil {
-			failed = append(failed, fmt.Errorf("--strategies: %w", err))
+			failed = fmt.Errorf("--strategies: %w", err)
 		} else {
 			out.Strategies = strategies
 			out.RowStrategy, out.ColumnStrategy = nil, nil
 			log.Info("wrote strategies", "file", strategies)
 		}
 	}
-	w := c.App.Writer
-	if result != nil {
-		w = result
-	}
-	if err := writeJSON(w, out); err != nil {
-		return fmt.Errorf("writing the result: %w", err)
-	}
-	if result != nil {
-		if err := result.commit(); err != nil {
-			return fmt.Errorf("writing the result: %w", err)
-		}
-		log.Info("wrote result", "file", c.String("output"))
-	}
-	if len(failed) > 0 {
-		return errors.Join(failed...)
+	if err := outs.finish(c, log, out.Source, out, failed); err != nil {
+		return err
 	}
 	return statusError(res.Status)
 }
@@ -225,7 +171,7 @@ func statusError(st solver.Status) error {
 
 // writeStrategies writes the strategies of res to an .npz archive with the
 // members row and column (float64 vectors), and moves it into place.
-func writeStrategies(f *outFile, res *solver.Result) error {
+func writeStrategies(f *datasets.Output, res *solver.Result) error {
 	vec := func(x []float64) *tensor.Dense {
 		return tensor.New(tensor.WithShape(len(x)), tensor.WithBacking(x))
 	}
@@ -235,7 +181,7 @@ func writeStrategies(f *outFile, res *solver.Result) error {
 		err = bw.Flush()
 	}
 	if err == nil {
-		err = f.commit()
+		err = f.Commit()
 	}
 	return err
 }
@@ -282,66 +228,17 @@ func problemAction(c *cli.Context, log *slog.Logger, prog *progress) error {
 	if err := j.configure(c); err != nil {
 		return err
 	}
-	if c.Int("trace-every") < 1 {
-		return fmt.Errorf("--trace-every must be at least 1, got %d", c.Int("trace-every"))
-	}
-	var result *outFile
-	var err error
-	if path := c.String("output"); path != "" {
-		if result, err = createOut(path); err != nil {
-			return fmt.Errorf("--output: %w", err)
-		}
-		defer result.abort()
-	}
-	var recs []solver.Recorder
-	var trace *traceRecorder
-	if path := c.String("trace"); path != "" {
-		if trace, err = newTrace(path, c.Int("trace-every")); err != nil {
-			return err
-		}
-		defer trace.abort()
-		recs = append(recs, trace)
-	}
-	var plot *plotRecorder
-	if path := c.String("plot"); path != "" {
-		if plot, err = newPlot(path); err != nil {
-			return err
-		}
-		defer plot.abort()
-		recs = append(recs, plot)
-	}
-	if prog != nil {
-		recs = append(recs, prog)
-	}
-	out, st, err := runProblem(c.Context, c, j, solver.Recorders(recs...), log)
+	outs, err := openOutputs(c, prog)
 	if err != nil {
 		return err
 	}
-	var failed []error
-	if trace != nil {
-		if err := trace.finish(); err != nil {
-			failed = append(failed, err)
-		}
+	defer outs.abort()
+	out, st, err := runProblem(c.Context, c, j, outs.recorder(), log)
+	if err != nil {
+		return err
 	}
-	if plot != nil {
-		if err := plot.save(out.Problem); err != nil {
-			failed = append(failed, err)
-		}
-	}
-	w := c.App.Writer
-	if result != nil {
-		w = result
-	}
-	if err := writeJSON(w, out); err != nil {
-		return fmt.Errorf("writing the result: %w", err)
-	}
-	if result != nil {
-		if err := result.commit(); err != nil {
-			return fmt.Errorf("writing the result: %w", err)
-		}
-	}
-	if len(failed) > 0 {
-		return errors.Join(failed...)
+	if err := outs.finish(c, log, out.Problem, out); err != nil {
+		return err
 	}
 	return statusError(st)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/gpump/gpump/datasets"
 	"github.com/gpump/gpump/solver"
 )
 
@@ -15,12 +16,12 @@ import (
 const traceHeader = "iteration,evaluations,matrix_passes,step,gap,relative_gap,gap_average,gap_last,value_lower,value_upper,seconds\n"
 
 // traceRecorder writes every K-th iteration, and the last, as a CSV row.
-// The file appears complete or not at all (an outFile). A write error does
+// The file appears complete or not at all (a datasets.Output). A write error does
 // not stop the solve: finish reports it, after the result is safe.
 type traceRecorder struct {
 	path  string
 	every int
-	f     *outFile
+	f     *datasets.Output
 	w     *bufio.Writer
 	buf   []byte
 	last  solver.Record
@@ -33,7 +34,7 @@ var _ solver.Recorder = (*traceRecorder)(nil)
 
 // newTrace creates the temporary file of a trace to path.
 func newTrace(path string, every int) (*traceRecorder, error) {
-	f, err := createOut(path)
+	f, err := datasets.CreateOutput(path)
 	if err != nil {
 		return nil, fmt.Errorf("trace: %w", err)
 	}
@@ -98,14 +99,14 @@ func (t *traceRecorder) finish() error {
 		err = ferr
 	}
 	if err == nil {
-		err = t.f.commit()
+		err = t.f.Commit()
 	}
 	if err != nil {
-		t.f.abort()
+		t.f.Abort()
 		return fmt.Errorf("trace: %w", err)
 	}
 	return nil
 }
 
 // abort removes the temporary file of a trace that was not finished.
-func (t *traceRecorder) abort() { t.f.abort() }
+func (t *traceRecorder) abort() { t.f.Abort() }
