@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
+	"slices"
 	"sync"
 
 	"gorgonia.org/tensor"
@@ -59,9 +61,9 @@ func NewMatrixGame(a *tensor.Dense) (*MatrixGame, error) {
 	bad := -1
 	switch d := a.Data().(type) {
 	case []float64:
-		g.maxAbs, bad = scanF64(d[:m*n])
+		g.maxAbs, bad = scanMatrix(d[:m*n])
 	case []float32:
-		g.maxAbs, bad = scanF32(d[:m*n])
+		g.maxAbs, bad = scanMatrix(d[:m*n])
 	}
 	if bad >= 0 {
 		v, _ := a.At(bad/n, bad%n)
@@ -70,30 +72,88 @@ func NewMatrixGame(a *tensor.Dense) (*MatrixGame, error) {
 	return g, nil
 }
 
-// scanF64 returns max |d_i| and the index of the first non-finite entry (−1
-// if none).
-func scanF64(d []float64) (float64, int) {
-	var mx float64
-	for i, v := range d {
-		a := math.Abs(v)
-		if !(a <= math.MaxFloat64) {
-			return 0, i
-		}
-		mx = math.Max(mx, a)
+// scanMatrix returns max |d_i| and the index of the first non-finite entry
+// (−1 if none). It reads d once at memory speed, in parallel on GOMAXPROCS
+// goroutines for large matrices: it is the only pass over A before the
+// first iteration that the solver itself makes, and a plain loop with
+// math.Max ran at 0.9 GB/s, 1.2 s for a 1 GB matrix.
+func scanMatrix[T float32 | float64](d []T) (float64, int) {
+	w := runtime.GOMAXPROCS(0)
+	if len(d) < 1<<20 {
+		w = 1
 	}
-	return mx, -1
+	step := (len(d) + w - 1) / w
+	mx, bad := make([]float64, w), make([]int, w)
+	var wg sync.WaitGroup
+	for k := range w {
+		lo, hi := min(k*step, len(d)), min((k+1)*step, len(d))
+		scan := func() {
+			mx[k], bad[k] = scanBlock(d[lo:hi])
+			if bad[k] >= 0 {
+				bad[k] += lo
+			}
+		}
+		if w == 1 {
+			scan()
+		} else {
+			wg.Go(scan)
+		}
+	}
+	wg.Wait()
+	for _, b := range bad {
+		if b >= 0 {
+			return 0, b
+		}
+	}
+	return slices.Max(mx), -1
 }
 
-func scanF32(d []float32) (float64, int) {
-	var mx float32
-	for i, v := range d {
-		a := float32(math.Abs(float64(v)))
-		if !(a <= math.MaxFloat32) {
-			return 0, i
+// scanBlock is scanMatrix on one goroutine. v*0 is ±0 for a finite v and
+// NaN otherwise, so the sums z stay 0 exactly when every entry is finite;
+// the comparisons that keep the maxima are rarely true, so their branches
+// are predicted. Four independent chains keep the loop at memory speed.
+func scanBlock[T float32 | float64](d []T) (float64, int) {
+	var m0, m1, m2, m3 T
+	var z T
+	i := 0
+	for ; i+4 <= len(d); i += 4 {
+		b := d[i : i+4 : i+4]
+		a0, a1, a2, a3 := abs(b[0]), abs(b[1]), abs(b[2]), abs(b[3])
+		z += (b[0]*0 + b[1]*0) + (b[2]*0 + b[3]*0)
+		if a0 > m0 {
+			m0 = a0
 		}
-		mx = max(mx, a)
+		if a1 > m1 {
+			m1 = a1
+		}
+		if a2 > m2 {
+			m2 = a2
+		}
+		if a3 > m3 {
+			m3 = a3
+		}
 	}
-	return float64(mx), -1
+	for ; i < len(d); i++ {
+		z += d[i] * 0
+		if a := abs(d[i]); a > m0 {
+			m0 = a
+		}
+	}
+	if z != 0 { // NaN: find the first offending entry
+		for i, v := range d {
+			if v-v != 0 {
+				return 0, i
+			}
+		}
+	}
+	return float64(max(m0, m1, m2, m3)), -1
+}
+
+func abs[T float32 | float64](v T) T {
+	if v < 0 {
+		return -v
+	}
+	return v
 }
 
 // SetSetups chooses the players' geometries (tensorops.Entropic, the
