@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
-	"gorgonia.org/tensor"
 
 	"github.com/gpump/gpump/tensorops"
 )
@@ -67,14 +66,9 @@ func benchAction(c *cli.Context) error {
 	if m <= 0 || n <= 0 {
 		return fmt.Errorf("--m and --n must be positive, got %d and %d", m, n)
 	}
-	var dt tensor.Dtype
-	switch p := c.String("precision"); p {
-	case "f64":
-		dt = tensor.Float64
-	case "f32":
-		dt = tensor.Float32
-	default:
-		return fmt.Errorf("unknown precision %q (want f64 or f32)", p)
+	dt, err := parsePrecision(c.String("precision"), false)
+	if err != nil {
+		return err
 	}
 	if c.Duration("min-time") <= 0 {
 		return fmt.Errorf("--min-time must be positive, got %v", c.Duration("min-time"))

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
-	"gorgonia.org/tensor"
 
 	"github.com/gpump/gpump/datasets"
 )
@@ -63,14 +62,9 @@ func genAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	var dt tensor.Dtype
-	switch p := c.String("precision"); p {
-	case "f64":
-		dt = tensor.Float64
-	case "f32":
-		dt = tensor.Float32
-	default:
-		return fmt.Errorf("unknown precision %q (want f64 or f32)", p)
+	dt, err := parsePrecision(c.String("precision"), false)
+	if err != nil {
+		return err
 	}
 	path := c.String("output")
 	opt := &datasets.WriteOptions{

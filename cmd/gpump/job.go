@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
-	"gorgonia.org/tensor"
 
 	"github.com/gpump/gpump/datasets"
 	"github.com/gpump/gpump/solver"
@@ -234,16 +233,8 @@ func (j *job) configure(c flagGetter) error {
 		Averaging:        avg,
 	}
 
-	switch p := c.String("precision"); p {
-	case "auto":
-	case "f64":
-		j.read.DType = tensor.Float64
-	case "f32":
-		j.read.DType = tensor.Float32
-	default:
-		return fmt.Errorf("unknown precision %q (want auto, f64 or f32)", p)
-	}
-	return nil
+	j.read.DType, err = parsePrecision(c.String("precision"), true)
+	return err
 }
 
 // input checks and sets the payoff matrix's source: a file or --gen.

@@ -186,6 +186,23 @@ func writeStrategies(f *datasets.Output, res *solver.Result) error {
 	return err
 }
 
+// parsePrecision parses a --precision value: f64, f32, or with auto
+// allowed "auto", which gives the zero Dtype (the input's own type).
+func parsePrecision(p string, auto bool) (tensor.Dtype, error) {
+	switch {
+	case p == "f64":
+		return tensor.Float64, nil
+	case p == "f32":
+		return tensor.Float32, nil
+	case p == "auto" && auto:
+		return tensor.Dtype{}, nil
+	case auto:
+		return tensor.Dtype{}, fmt.Errorf("unknown precision %q (want auto, f64 or f32)", p)
+	}
+	return tensor.Dtype{}, fmt.Errorf("unknown precision %q (want f64 or f32)", p)
+}
+
+// precisionName is the --precision name of a matrix's dtype.
 func precisionName(dt tensor.Dtype) string {
 	if dt == tensor.Float32 {
 		return "f32"
