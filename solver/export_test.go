@@ -20,3 +20,19 @@ func MinAllocs(runs int, f func()) float64 {
 	}
 	return best
 }
+
+// FitSlope is the least-squares slope of ys against xs: the rate tests fit
+// log gap against log T with it. It is exported for the external tests.
+func FitSlope(xs, ys []float64) float64 {
+	var mx, my float64
+	for i := range xs {
+		mx += xs[i] / float64(len(xs))
+		my += ys[i] / float64(len(xs))
+	}
+	var sxy, sxx float64
+	for i := range xs {
+		sxy += (xs[i] - mx) * (ys[i] - my)
+		sxx += (xs[i] - mx) * (xs[i] - mx)
+	}
+	return sxy / sxx
+}

@@ -172,16 +172,7 @@ func TestNoisyRate(t *testing.T) {
 	for it := first; it <= last; it += step {
 		xs, ys = append(xs, math.Log(float64(it))), append(ys, logGap[it])
 	}
-	var mx, my, sxy, sxx float64
-	for i := range xs {
-		mx += xs[i] / float64(len(xs))
-		my += ys[i] / float64(len(xs))
-	}
-	for i := range xs {
-		sxy += (xs[i] - mx) * (ys[i] - my)
-		sxx += (xs[i] - mx) * (xs[i] - mx)
-	}
-	slope := sxy / sxx
+	slope := solver.FitSlope(xs, ys)
 	t.Logf("slope %.3f (geometric mean gap %.3g at %d, %.3g at %d)", slope, math.Exp(logGap[first]), first, math.Exp(logGap[last]), last)
 	if slope < -0.75 || slope > -0.3 {
 		t.Errorf("slope %.3f outside [-0.75, -0.3]", slope)

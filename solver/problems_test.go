@@ -231,13 +231,11 @@ func TestCenterNeedsDiameter(t *testing.T) {
 
 // logLogSlope fits log g = a + s log T by least squares and returns s.
 func logLogSlope(ts []int, g []float64) float64 {
-	var sx, sy, sxx, sxy float64
-	n := float64(len(ts))
+	xs, ys := make([]float64, len(ts)), make([]float64, len(ts))
 	for i, t := range ts {
-		x, y := math.Log(float64(t)), math.Log(g[i])
-		sx, sy, sxx, sxy = sx+x, sy+y, sxx+x*x, sxy+x*y
+		xs[i], ys[i] = math.Log(float64(t)), math.Log(g[i])
 	}
-	return (n*sxy - sx*sy) / (n*sxx - sx*sx)
+	return solver.FitSlope(xs, ys)
 }
 
 // rateSlope runs the rule on the problem for seeds 1–3 and fits the log-log

@@ -530,7 +530,7 @@ func TestSampledRate(t *testing.T) {
 		}
 		xs, ys = append(xs, math.Log(float64(it))), append(ys, v)
 	}
-	slope := fitSlope(xs, ys)
+	slope := FitSlope(xs, ys)
 	t.Logf("slope %.3f (geometric mean gap %.3g at %d, %.3g at %d)", slope, math.Exp(logGap[first]), first, math.Exp(logGap[last]), last)
 	if slope < -0.75 || slope > -0.3 {
 		t.Errorf("slope %.3f outside [-0.75, -0.3]", slope)
@@ -546,19 +546,4 @@ func (r *gapAt) Record(rec *Record) error {
 		r.gap[rec.Iteration] = rec.GapAverage
 	}
 	return nil
-}
-
-// fitSlope is the least-squares slope of ys against xs.
-func fitSlope(xs, ys []float64) float64 {
-	var mx, my float64
-	for i := range xs {
-		mx += xs[i] / float64(len(xs))
-		my += ys[i] / float64(len(xs))
-	}
-	var sxy, sxx float64
-	for i := range xs {
-		sxy += (xs[i] - mx) * (ys[i] - my)
-		sxx += (xs[i] - mx) * (xs[i] - mx)
-	}
-	return sxy / sxx
 }
