@@ -35,7 +35,10 @@ type Geometry interface {
 	Norm(v []float64) float64
 	// DualNorm returns ‖g‖_*.
 	DualNorm(g []float64) float64
-	// Support returns max_{z∈Z} ⟨g, z⟩ (+Inf on an unbounded set).
+	// Support returns max_{z∈Z} ⟨g, z⟩ (+Inf on an unbounded set), or the
+	// same maximum over a bounded subset of Z that holds a solution, which
+	// certifies the restricted gap of Nesterov (2007) instead (Cubic with a
+	// Radius).
 	Support(g []float64) float64
 	// DiameterSq returns D² = sup_Z R − inf_Z R (+Inf on an unbounded set).
 	DiameterSq() float64

@@ -307,7 +307,10 @@ type Monotone struct {
 	// Lipschitz is a Lipschitz constant of F in the setup's norm, used by the
 	// constant step rule (step 1/Lipschitz); 0 means unknown.
 	Lipschitz float64
-	// Bound is an upper bound of ‖F‖_* on the set, the default G0; 0 means
+	// Bound is the default G0: an upper bound of ‖F‖_* on the set where one
+	// exists, otherwise the operator's scale near the start (as for the
+	// singular and the unbounded-domain problems of the registry, where no
+	// bound exists and the universal rules need only a scale); 0 means
 	// estimate it (SPEC section 3).
 	Bound float64
 	// Exact, when set, is the noiseless operator of a stochastic F (for
