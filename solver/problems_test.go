@@ -212,7 +212,10 @@ func TestCenterConverges(t *testing.T) {
 }
 
 // TestCenterNeedsDiameter: without a certification radius the cubic setup
-// has no diameter, and Solve asks for Settings.Diameter.
+// has no diameter, and Solve asks for Settings.Diameter. Given one, nothing
+// is certified (gap +Inf), and the returned point is the average, as the
+// paper's method returns, not the start point: its error is less than half
+// the start's after 10 iterations.
 func TestCenterNeedsDiameter(t *testing.T) {
 	p, _ := newProblem(t, "center", 4, 1)
 	p.Set = &solver.Cubic{N: 4, Sigma: 1}
@@ -226,6 +229,12 @@ func TestCenterNeedsDiameter(t *testing.T) {
 	}
 	if !math.IsInf(res.Gap, 1) {
 		t.Errorf("gap %g without a certification ball, want +Inf", res.Gap)
+	}
+	_, info := newProblem(t, "center", 4, 1)
+	start := make([]float64, 4) // argmin R
+	if res.Point != solver.AveragePoint || !(info.Error(res.X) < info.Error(start)/2) {
+		t.Errorf("uncertified run returned the %v point with error %g; the start's is %g",
+			res.Point, info.Error(res.X), info.Error(start))
 	}
 }
 

@@ -187,7 +187,10 @@ func (t *tracker) offer(avg, last certificate, first PointKind) (keep [2]PointKi
 		if last.gap < avg.gap || math.IsNaN(avg.gap) {
 			c, k = last, LastPoint
 		}
-		if c.gap < t.best.gap {
+		// While nothing is certified (a set without a certification
+		// ball gives +Inf gaps), the candidate still replaces the start
+		// point: it is the average, the paper's output.
+		if c.gap < t.best.gap || math.IsInf(t.best.gap, 1) && math.IsInf(c.gap, 1) {
 			t.best, t.bestKind[0] = c, k
 			keep[0], ok[0] = k, true
 		}
