@@ -14,8 +14,11 @@ import (
 )
 
 // addFiles adds the files of testdata matching pattern to the corpus of
-// f, with mode 0.
-func addFiles(f *testing.F, pattern string) {
+// f, once with each of modes (mode 0 if none is given).
+func addFiles(f *testing.F, pattern string, modes ...uint8) {
+	if len(modes) == 0 {
+		modes = []uint8{0}
+	}
 	files, err := filepath.Glob(filepath.Join("testdata", pattern))
 	if err != nil {
 		f.Fatal(err)
@@ -28,7 +31,9 @@ func addFiles(f *testing.F, pattern string) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		f.Add(data, uint8(0))
+		for _, mode := range modes {
+			f.Add(data, mode)
+		}
 	}
 }
 
