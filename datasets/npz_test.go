@@ -35,6 +35,15 @@ var (
 	fixI = []float64{-3, -2, -1, 0, 1, 2} // 2×3 int32
 )
 
+// npzReadCase is a member of a fixture and what reading it gives.
+type npzReadCase struct {
+	file, key string
+	opt       *ReadOptions
+	dt        tensor.Dtype
+	m, n      int
+	want      []float64
+}
+
 func TestNPZFixtures(t *testing.T) {
 	f32 := &ReadOptions{DType: tensor.Float32}
 	f64 := &ReadOptions{DType: tensor.Float64}
@@ -42,13 +51,7 @@ func TestNPZFixtures(t *testing.T) {
 	for k, v := range fixB {
 		b64[k] = float64(float32(v))
 	}
-	tests := []struct {
-		file, key string
-		opt       *ReadOptions
-		dt        tensor.Dtype
-		m, n      int
-		want      []float64
-	}{
+	tests := []npzReadCase{
 		{"npz_savez_one.npz", "", nil, tensor.Float64, 2, 3, fixA},
 		{"npz_savez_one.npz", "arr_0", nil, tensor.Float64, 2, 3, fixA},
 		{"npz_savez_one.npz", "arr_0.npy", f32, tensor.Float32, 2, 3, fixA},
@@ -62,13 +65,7 @@ func TestNPZFixtures(t *testing.T) {
 		{"npz_compressed_two.npz", "b", f64, tensor.Float64, 3, 2, b64},
 	}
 	for _, kinds := range []string{"npz_kinds.npz", "npz_kinds_compressed.npz"} {
-		tests = append(tests, []struct {
-			file, key string
-			opt       *ReadOptions
-			dt        tensor.Dtype
-			m, n      int
-			want      []float64
-		}{
+		tests = append(tests, []npzReadCase{
 			{kinds, "be", nil, tensor.Float64, 2, 3, fixA},
 			{kinds, "be", f32, tensor.Float32, 2, 3, fixA},
 			{kinds, "fortran", nil, tensor.Float64, 3, 4, fixC},
@@ -264,6 +261,15 @@ func TestNPZRoundTrip(t *testing.T) {
 	}
 }
 
+// npzErrCase is an archive ReadNPZ must refuse.
+type npzErrCase struct {
+	name string
+	data []byte
+	key  string
+	kind error  // ErrFormat or ErrNotFinite
+	msg  string // in the message, after the file name
+}
+
 // rawMember is a member of a zip archive made by makeZip.
 type rawMember struct {
 	name    string
@@ -331,13 +337,7 @@ func TestNPZErrors(t *testing.T) {
 	flipped[bytes.Index(flipped, good)+len(good)-48] ^= 1 // 0.5 becomes 0.5+2^-53
 
 	archive := func(ms ...rawMember) []byte { return makeZip(t, ms...) }
-	tests := []struct {
-		name string
-		data []byte
-		key  string
-		kind error  // ErrFormat or ErrNotFinite
-		msg  string // in the message, after the file name
-	}{
+	tests := []npzErrCase{
 		{"empty", nil, "", ErrFormat, "not an npz archive"},
 		{"npy file", good, "", ErrFormat, "not an npz archive"},
 		{"no members", archive(), "", ErrFormat, "archive holds no arrays"},
@@ -364,23 +364,11 @@ func TestNPZErrors(t *testing.T) {
 	for i := k + 2; i < k+12; i++ {
 		corrupt[i] = 0xff
 	}
-	tests = append(tests, struct {
-		name string
-		data []byte
-		key  string
-		kind error
-		msg  string
-	}{"corrupt deflate", corrupt, "", ErrFormat, "member a.npy: "})
+	tests = append(tests, npzErrCase{"corrupt deflate", corrupt, "", ErrFormat, "member a.npy: "})
 	// Truncations of a good archive.
 	whole := archive(rawMember{name: "a.npy", data: good}, rawMember{name: "b.npy", data: good, deflate: true})
 	for _, n := range []int{10, 100, 250, len(whole) / 2, len(whole) - 30, len(whole) - 1} {
-		tests = append(tests, struct {
-			name string
-			data []byte
-			key  string
-			kind error
-			msg  string
-		}{"truncated to " + strconv.Itoa(n), whole[:n], "a", ErrFormat, "not an npz archive"})
+		tests = append(tests, npzErrCase{"truncated to " + strconv.Itoa(n), whole[:n], "a", ErrFormat, "not an npz archive"})
 	}
 	// The member's data extends past the end of the archive: the central
 	// directory is intact but the member was cut.
@@ -390,13 +378,7 @@ func TestNPZErrors(t *testing.T) {
 	// Fix the directory offset in the end record.
 	end := bytes.LastIndex(shifted, []byte("PK\x05\x06"))
 	binary.LittleEndian.PutUint32(shifted[end+16:], uint32(dirStart-100))
-	tests = append(tests, struct {
-		name string
-		data []byte
-		key  string
-		kind error
-		msg  string
-	}{"cut member", shifted, "", ErrFormat, "member a.npy: data at byte offset 35 truncated: needs 176 bytes, 149 remain in the archive"})
+	tests = append(tests, npzErrCase{"cut member", shifted, "", ErrFormat, "member a.npy: data at byte offset 35 truncated: needs 176 bytes, 149 remain in the archive"})
 
 	for _, tc := range tests {
 		path := filepath.Join(dir, "x.npz")
