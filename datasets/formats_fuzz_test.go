@@ -37,6 +37,12 @@ func addFiles(f *testing.F, pattern string, modes ...uint8) {
 	}
 }
 
+// fuzzOptions returns the read options that mode % 3 selects: the file's
+// own dtype, Float64 or Float32.
+func fuzzOptions(mode uint8) *ReadOptions {
+	return &ReadOptions{DType: [...]tensor.Dtype{{}, tensor.Float64, tensor.Float32}[mode%3]}
+}
+
 // checkDecoded checks a result of a decoder given opt: on error, that it
 // is an ErrFormat or ErrNotFinite error with the package prefix and no
 // result; otherwise that the result is a valid matrix of the dtype asked
@@ -82,13 +88,7 @@ func FuzzDecodeNPZ(f *testing.F) {
 	f.Add(makeZip(f, rawMember{name: "a", data: good}, rawMember{name: "b.npy", data: good}), uint8(3))
 	f.Add(makeZip(f, rawMember{name: "arr_0.npy", data: append(npyHeaderBytes("<f8", false, 1<<20, 1<<10), make([]byte, 4096)...), deflate: true}), uint8(4))
 	f.Fuzz(func(t *testing.T, data []byte, mode uint8) {
-		opt := &ReadOptions{}
-		switch mode % 3 {
-		case 1:
-			opt.DType = tensor.Float64
-		case 2:
-			opt.DType = tensor.Float32
-		}
+		opt := fuzzOptions(mode)
 		switch mode / 3 % 4 {
 		case 1:
 			opt.Key = "a"

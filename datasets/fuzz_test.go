@@ -15,13 +15,7 @@ import (
 func FuzzDecodeNPY(f *testing.F) {
 	addFiles(f, "*.npy")
 	f.Fuzz(func(t *testing.T, data []byte, mode uint8) {
-		opt := &ReadOptions{}
-		switch mode % 3 {
-		case 1:
-			opt.DType = tensor.Float64
-		case 2:
-			opt.DType = tensor.Float32
-		}
+		opt := fuzzOptions(mode)
 		known := mode&4 == 0
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)

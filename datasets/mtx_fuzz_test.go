@@ -41,13 +41,7 @@ func FuzzDecodeMTX(f *testing.F) {
 
 	f.Fuzz(func(t *testing.T, data []byte, mode uint8) {
 		checkParseDecimal(t, data)
-		opt := &ReadOptions{}
-		switch mode % 3 {
-		case 1:
-			opt.DType = tensor.Float64
-		case 2:
-			opt.DType = tensor.Float32
-		}
+		opt := fuzzOptions(mode)
 		var d *tensor.Dense
 		var err error
 		if mode&4 == 0 {
