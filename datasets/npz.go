@@ -15,6 +15,8 @@ import (
 	"unsafe"
 
 	"gorgonia.org/tensor"
+
+	"github.com/gpump/gpump/internal/atomicfile"
 )
 
 // maxDeflateRatio bounds the uncompressed size a deflated member may
@@ -561,20 +563,30 @@ func writeNPYVector[T float](w io.Writer, t *tensor.Dense, bigEndian bool) error
 	return nil
 }
 
-// writeFileAtomic writes the file at path through write, as an Output (see
-// CreateOutput): path holds either its old content or the complete new file.
+// writeFileAtomic writes the file at path through write, as an
+// atomicfile.File: path holds either its old content or the complete new
+// file.
 func writeFileAtomic(path string, write func(w io.Writer) error) error {
-	o, err := CreateOutput(path)
+	o, err := atomicfile.Create(path)
 	if err != nil {
-		return err
+		return outputError(err)
 	}
 	defer o.Abort()
 	if err := write(o); err != nil {
 		var de *dataError
 		if errors.As(err, &de) && de.file == "" {
-			de.file = o.path
+			de.file = o.Path()
 		}
 		return err
 	}
-	return o.Commit()
+	return outputError(o.Commit())
+}
+
+// outputError returns an error of the atomic writer as this package's.
+func outputError(err error) error {
+	var ae *atomicfile.Error
+	if errors.As(err, &ae) {
+		return &dataError{file: ae.Path, msg: ae.Msg, off: -1, cause: ae.Err}
+	}
+	return err
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/gpump/gpump/datasets"
+	"github.com/gpump/gpump/internal/atomicfile"
 	"github.com/gpump/gpump/solver"
 )
 
@@ -15,7 +15,7 @@ import (
 // kind of solve. They are opened before the work, so that a bad path fails
 // at once instead of after hours, and each appears complete or not at all.
 type outputs struct {
-	result *datasets.Output
+	result *atomicfile.File
 	trace  *traceRecorder
 	plot   *plotRecorder
 	prog   *progress
@@ -30,7 +30,7 @@ func openOutputs(c *cli.Context, prog *progress) (*outputs, error) {
 	o := &outputs{prog: prog}
 	var err error
 	if path := c.String("output"); path != "" {
-		if o.result, err = datasets.CreateOutput(path); err != nil {
+		if o.result, err = atomicfile.Create(path); err != nil {
 			return nil, fmt.Errorf("--output: %w", err)
 		}
 	}

@@ -11,7 +11,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/gpump/gpump/datasets"
+	"github.com/gpump/gpump/internal/atomicfile"
 	"github.com/gpump/gpump/solver"
 )
 
@@ -24,7 +24,7 @@ const plotStep = 1.002
 // evaluations and draws them on log-log axes.
 type plotRecorder struct {
 	path          string
-	out           *datasets.Output
+	out           *atomicfile.File
 	method        string
 	best, avg, lt plotter.XYs
 	lastEvals     float64
@@ -41,7 +41,7 @@ func newPlot(path string) (*plotRecorder, error) {
 	default:
 		return nil, fmt.Errorf("--plot draws a .png or .svg file, not %q", path)
 	}
-	out, err := datasets.CreateOutput(path)
+	out, err := atomicfile.Create(path)
 	if err != nil {
 		return nil, fmt.Errorf("plot: %w", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/gpump/gpump/datasets"
+	"github.com/gpump/gpump/internal/atomicfile"
 	"github.com/gpump/gpump/solver"
 )
 
@@ -128,9 +129,9 @@ func solveAction(c *cli.Context) error {
 		return err
 	}
 	defer outs.abort()
-	var strat *datasets.Output
+	var strat *atomicfile.File
 	if strategies != "" {
-		if strat, err = datasets.CreateOutput(strategies); err != nil {
+		if strat, err = atomicfile.Create(strategies); err != nil {
 			return fmt.Errorf("--strategies: %w", err)
 		}
 		defer strat.Abort()
@@ -171,7 +172,7 @@ func statusError(st solver.Status) error {
 
 // writeStrategies writes the strategies of res to an .npz archive with the
 // members row and column (float64 vectors), and moves it into place.
-func writeStrategies(f *datasets.Output, res *solver.Result) error {
+func writeStrategies(f *atomicfile.File, res *solver.Result) error {
 	vec := func(x []float64) *tensor.Dense {
 		return tensor.New(tensor.WithShape(len(x)), tensor.WithBacking(x))
 	}

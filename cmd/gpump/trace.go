@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/gpump/gpump/datasets"
+	"github.com/gpump/gpump/internal/atomicfile"
 	"github.com/gpump/gpump/solver"
 )
 
@@ -16,12 +16,12 @@ import (
 const traceHeader = "iteration,evaluations,matrix_passes,step,gap,relative_gap,gap_average,gap_last,value_lower,value_upper,seconds\n"
 
 // traceRecorder writes every K-th iteration, and the last, as a CSV row.
-// The file appears complete or not at all (a datasets.Output). A write error does
+// The file appears complete or not at all (an atomicfile.File). A write error does
 // not stop the solve: finish reports it, after the result is safe.
 type traceRecorder struct {
 	path  string
 	every int
-	f     *datasets.Output
+	f     *atomicfile.File
 	w     *bufio.Writer
 	buf   []byte
 	last  solver.Record
@@ -34,7 +34,7 @@ var _ solver.Recorder = (*traceRecorder)(nil)
 
 // newTrace creates the temporary file of a trace to path.
 func newTrace(path string, every int) (*traceRecorder, error) {
-	f, err := datasets.CreateOutput(path)
+	f, err := atomicfile.Create(path)
 	if err != nil {
 		return nil, fmt.Errorf("trace: %w", err)
 	}
