@@ -87,10 +87,16 @@ func EncodeNPYOptions(w io.Writer, t *tensor.Dense, o *WriteOptions) error {
 	return encodeNPY(w, t, o)
 }
 
+// encodeNPY writes the checked 1-D or 2-D tensor t to w as a .npy file. A
+// vector is written as a 1×n matrix would be, with its own shape in the
+// header; Fortran order means nothing for it.
 func encodeNPY(w io.Writer, t *tensor.Dense, o *WriteOptions) error {
 	var opt WriteOptions
 	if o != nil {
 		opt = *o
+	}
+	if len(t.Shape()) == 1 {
+		opt.Fortran = false
 	}
 	if t.Dtype() == tensor.Float32 {
 		return writeNPYData[float32](w, t, opt)
@@ -98,14 +104,19 @@ func encodeNPY(w io.Writer, t *tensor.Dense, o *WriteOptions) error {
 	return writeNPYData[float64](w, t, opt)
 }
 
-// npyHeaderBytes returns a format 1.0 header, padded with spaces and a
-// newline so that the payload starts at a multiple of 64 bytes.
-func npyHeaderBytes(descr string, fortran bool, m, n int) []byte {
+// npyHeaderBytes returns a format 1.0 header for an array of the given
+// shape, padded with spaces and a newline so that the payload starts at a
+// multiple of 64 bytes.
+func npyHeaderBytes(descr string, fortran bool, shape ...int) []byte {
 	order := "False"
 	if fortran {
 		order = "True"
 	}
-	dict := fmt.Sprintf("{'descr': '%s', 'fortran_order': %s, 'shape': (%d, %d), }", descr, order, m, n)
+	s := make([]int64, len(shape))
+	for i, d := range shape {
+		s[i] = int64(d)
+	}
+	dict := fmt.Sprintf("{'descr': '%s', 'fortran_order': %s, 'shape': %s, }", descr, order, shapeString(s))
 	hlen := len(dict) + 1
 	if pad := (10 + hlen) % 64; pad != 0 {
 		hlen += 64 - pad
@@ -124,14 +135,14 @@ func npyHeaderBytes(descr string, fortran bool, m, n int) []byte {
 const writeBuffer = 1 << 17
 
 func writeNPYData[T float](w io.Writer, t *tensor.Dense, o WriteOptions) error {
-	m, n := t.Shape()[0], t.Shape()[1]
+	m, n := dims(t)
 	var zero T
 	size := int(unsafe.Sizeof(zero))
 	descr := fmt.Sprintf("<f%d", size)
 	if o.BigEndian {
 		descr = fmt.Sprintf(">f%d", size)
 	}
-	if _, err := w.Write(npyHeaderBytes(descr, o.Fortran, m, n)); err != nil {
+	if _, err := w.Write(npyHeaderBytes(descr, o.Fortran, t.Shape()...)); err != nil {
 		return &dataError{msg: "writing header", off: -1, cause: err}
 	}
 	data, s0, s1, ok := denseData[T](t)
@@ -187,20 +198,34 @@ func writeNPYData[T float](w io.Writer, t *tensor.Dense, o WriteOptions) error {
 	return nil
 }
 
-// denseData returns the backing array and the strides of the 2-D tensor t
-// when entry (i, j) is data[i*s0+j*s1]; ok is false when t must be read
-// through At (transposed, non-contiguous or masked tensors).
+// dims returns the shape of the 1-D or 2-D tensor t as a matrix: a vector
+// of n entries is 1×n.
+func dims(t *tensor.Dense) (m, n int) {
+	if s := t.Shape(); len(s) == 2 {
+		return s[0], s[1]
+	}
+	return 1, t.Shape()[0]
+}
+
+// denseData returns the backing array and the strides of the 1-D or 2-D
+// tensor t, seen as a matrix (see dims), when entry (i, j) is
+// data[i*s0+j*s1]; ok is false when t must be read through At
+// (transposed, non-contiguous or masked tensors).
 func denseData[T float](t *tensor.Dense) (data []T, s0, s1 int, ok bool) {
 	if t.RequiresIterator() {
 		return nil, 0, 0, false
 	}
 	data, ok = t.Data().([]T)
 	st := t.Strides()
-	if !ok || len(st) != 2 {
+	if !ok || len(st) != len(t.Shape()) || len(st) < 1 || len(st) > 2 {
 		return nil, 0, 0, false
 	}
-	m, n := t.Shape()[0], t.Shape()[1]
-	s0, s1 = st[0], st[1]
+	m, n := dims(t)
+	if len(st) == 2 {
+		s0, s1 = st[0], st[1]
+	} else {
+		s1 = st[0]
+	}
 	if m == 1 {
 		s0 = 0
 	}
@@ -219,9 +244,15 @@ func rowMajor(m, n, s0, s1 int) bool {
 	return (s1 == 1 || n == 1) && (s0 == n || m == 1)
 }
 
-// at returns entry (i, j) of t.
+// at returns entry (i, j) of t, a 1-D or 2-D tensor seen as a matrix.
 func at[T float](t *tensor.Dense, i, j int) (T, error) {
-	v, err := t.At(i, j)
+	var v any
+	var err error
+	if len(t.Shape()) == 1 {
+		v, err = t.At(j)
+	} else {
+		v, err = t.At(i, j)
+	}
 	if err != nil {
 		return 0, &dataError{msg: fmt.Sprintf("reading entry (%d, %d)", i, j), off: -1, cause: err}
 	}

@@ -12,7 +12,6 @@ import (
 	"math"
 	"os"
 	"strings"
-	"unsafe"
 
 	"gorgonia.org/tensor"
 
@@ -436,11 +435,11 @@ func writeMember(zw *zip.Writer, name string, t *tensor.Dense, o WriteOptions) e
 		if err != nil {
 			return &dataError{msg: "adding member " + name, off: -1, cause: err}
 		}
-		return encodeArray(w, t, o)
+		return encodeNPY(w, t, &o)
 	}
 	var sum crcCounter
 	sum.h = crc32.NewIEEE()
-	if err := encodeArray(&sum, t, o); err != nil {
+	if err := encodeNPY(&sum, t, &o); err != nil {
 		return err
 	}
 	fh.Method = zip.Store
@@ -455,7 +454,7 @@ func writeMember(zw *zip.Writer, name string, t *tensor.Dense, o WriteOptions) e
 		return &dataError{msg: "adding member " + name, off: -1, cause: err}
 	}
 	again := crcCounter{w: w, h: crc32.NewIEEE()}
-	if err := encodeArray(&again, t, o); err != nil {
+	if err := encodeNPY(&again, t, &o); err != nil {
 		return err
 	}
 	if again.n != sum.n || again.h.Sum32() != fh.CRC32 {
@@ -482,85 +481,6 @@ func (c *crcCounter) Write(b []byte) (int, error) {
 	c.h.Write(b)
 	c.n += int64(len(b))
 	return len(b), nil
-}
-
-// encodeArray writes the 1-D or 2-D tensor t to w as a .npy file.
-func encodeArray(w io.Writer, t *tensor.Dense, o WriteOptions) error {
-	if len(t.Shape()) == 2 {
-		return encodeNPY(w, t, &o)
-	}
-	if t.Dtype() == tensor.Float32 {
-		return writeNPYVector[float32](w, t, o.BigEndian)
-	}
-	return writeNPYVector[float64](w, t, o.BigEndian)
-}
-
-// npyVectorHeader returns the format 1.0 header of a vector of n entries,
-// padded like npyHeaderBytes.
-func npyVectorHeader(descr string, n int) []byte {
-	dict := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': (%d,), }", descr, n)
-	hlen := len(dict) + 1
-	if pad := (10 + hlen) % 64; pad != 0 {
-		hlen += 64 - pad
-	}
-	b := make([]byte, 0, 10+hlen)
-	b = append(b, npyMagic...)
-	b = append(b, 1, 0, byte(hlen), byte(hlen>>8))
-	b = append(b, dict...)
-	b = append(b, strings.Repeat(" ", hlen-len(dict)-1)...)
-	return append(b, '\n')
-}
-
-// writeNPYVector writes the 1-D tensor t to w as a .npy file.
-func writeNPYVector[T float](w io.Writer, t *tensor.Dense, bigEndian bool) error {
-	n := t.Shape()[0]
-	var zero T
-	size := int(unsafe.Sizeof(zero))
-	descr := fmt.Sprintf("<f%d", size)
-	if bigEndian {
-		descr = fmt.Sprintf(">f%d", size)
-	}
-	if _, err := w.Write(npyVectorHeader(descr, n)); err != nil {
-		return &dataError{msg: "writing header", off: -1, cause: err}
-	}
-	swap := bigEndian != hostBigEndian
-	data, ok := t.Data().([]T)
-	if st := t.Strides(); t.RequiresIterator() || !ok || len(data) < n || len(st) != 1 || (st[0] != 1 && n > 1) {
-		ok = false
-	}
-	if ok && !swap {
-		if _, err := w.Write(bytesOf(data[:n])); err != nil {
-			return &dataError{msg: "writing payload", off: -1, cause: err}
-		}
-		return nil
-	}
-	buf := make([]T, min(n, writeBuffer))
-	for k0 := 0; k0 < n; k0 += len(buf) {
-		c := min(len(buf), n-k0)
-		if ok {
-			copy(buf, data[k0:k0+c])
-		} else {
-			for k := range c {
-				v, err := t.At(k0 + k)
-				if err != nil {
-					return &dataError{msg: fmt.Sprintf("reading entry %d", k0+k), off: -1, cause: err}
-				}
-				x, isT := v.(T)
-				if !isT {
-					return formatErr(-1, fmt.Sprintf("entry %d has type %T", k0+k, v))
-				}
-				buf[k] = x
-			}
-		}
-		b := bytesOf(buf[:c])
-		if swap {
-			swapBytes(b, size)
-		}
-		if _, err := w.Write(b); err != nil {
-			return &dataError{msg: "writing payload", off: -1, cause: err}
-		}
-	}
-	return nil
 }
 
 // writeFileAtomic writes the file at path through write, as an

@@ -458,7 +458,7 @@ func (r failingReaderAt) ReadAt(b []byte, off int64) (int, error) {
 func encodeVector(t testing.TB, vals ...float64) []byte {
 	var buf bytes.Buffer
 	v := tensor.New(tensor.WithShape(len(vals)), tensor.WithBacking(vals))
-	if err := encodeArray(&buf, v, WriteOptions{}); err != nil {
+	if err := encodeNPY(&buf, v, nil); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
@@ -516,7 +516,7 @@ func TestWriteNPZErrors(t *testing.T) {
 	boom := errors.New("boom")
 	for _, x := range []*tensor.Dense{a, tensor.New(tensor.WithShape(2), tensor.WithBacking([]float32{1, 2}))} {
 		for _, o := range []WriteOptions{{}, {BigEndian: true}} {
-			if err := encodeArray(errWriter{boom}, x, o); !errors.Is(err, boom) {
+			if err := encodeNPY(errWriter{boom}, x, &o); !errors.Is(err, boom) {
 				t.Errorf("write error: %v", err)
 			}
 		}
@@ -533,5 +533,33 @@ func TestWriteNPZErrors(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Errorf("directory holds %v after a failed write, want x.npz alone", entries)
+	}
+}
+
+// TestEncodeVector: a vector, contiguous or a strided view, in either byte
+// order, is written as the one-row matrix of its entries would be, with
+// its own shape in the header.
+func TestEncodeVector(t *testing.T) {
+	a := testMatrix(t, tensor.Float64, 3, 4, 2)
+	col, err := a.Slice(nil, tensor.S(1)) // column 1: stride 4
+	if err != nil {
+		t.Fatal(err)
+	}
+	colVals := []float64{a.Data().([]float64)[1], a.Data().([]float64)[5], a.Data().([]float64)[9]}
+	for _, big := range []bool{false, true} {
+		o := &WriteOptions{BigEndian: big}
+		for _, v := range []*tensor.Dense{col.(*tensor.Dense), tensor.New(tensor.WithShape(3), tensor.WithBacking(colVals))} {
+			var got, want bytes.Buffer
+			if err := encodeNPY(&got, v, o); err != nil {
+				t.Fatal(err)
+			}
+			if err := encodeNPY(&want, tensor.New(tensor.WithShape(1, 3), tensor.WithBacking(colVals)), o); err != nil {
+				t.Fatal(err)
+			}
+			g, w := got.Bytes(), want.Bytes()
+			if !bytes.Contains(g[:64], []byte("'shape': (3,)")) || !bytes.Equal(g[len(g)-24:], w[len(w)-24:]) || len(g) != len(w) {
+				t.Errorf("big-endian %v: %q, want the payload of %q", big, g, w)
+			}
+		}
 	}
 }
