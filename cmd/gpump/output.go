@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"path/filepath"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -11,42 +15,99 @@ import (
 	"github.com/gpump/gpump/solver"
 )
 
-// outputs are the files of --output, --trace and --plot, shared by every
-// kind of solve. They are opened before the work, so that a bad path fails
-// at once instead of after hours, and each appears complete or not at all.
+// outputs are the files of --output, --strategies, --trace and --plot,
+// shared by every kind of solve. They are checked before the work (against
+// the inputs and each other, and that they can be written), so that a bad
+// path fails at once instead of after hours; each is created only when its
+// content is ready (the trace when the solve starts) and appears complete
+// or not at all.
 type outputs struct {
-	result *atomicfile.File
-	trace  *traceRecorder
-	plot   *plotRecorder
-	prog   *progress
+	result     string // --output; "" for standard output
+	strategies string
+	trace      *traceRecorder
+	plot       *plotRecorder
+	prog       *progress
 }
 
-// openOutputs opens the outputs the flags ask for. prog, when not nil, is
-// the progress bar; recorder includes it.
-func openOutputs(c *cli.Context, prog *progress) (*outputs, error) {
+// planOutputs checks the outputs the flags ask for; inputs are the files
+// the command reads. prog, when not nil, is the progress bar; recorder
+// includes it.
+func planOutputs(c *cli.Context, prog *progress, inputs fileList) (*outputs, error) {
 	if c.Int("trace-every") < 1 {
 		return nil, fmt.Errorf("--trace-every must be at least 1, got %d", c.Int("trace-every"))
 	}
-	o := &outputs{prog: prog}
-	var err error
-	if path := c.String("output"); path != "" {
-		if o.result, err = atomicfile.Create(path); err != nil {
-			return nil, fmt.Errorf("--output: %w", err)
+	o := &outputs{prog: prog, result: c.String("output"), strategies: c.String("strategies")}
+	if o.result == "-" {
+		o.result = ""
+	}
+	if o.strategies != "" && !strings.EqualFold(filepath.Ext(o.strategies), ".npz") {
+		return nil, fmt.Errorf("--strategies writes an .npz file, not %q", o.strategies)
+	}
+	plot := c.String("plot")
+	if ext := strings.ToLower(filepath.Ext(plot)); plot != "" && ext != ".png" && ext != ".svg" {
+		return nil, fmt.Errorf("--plot draws a .png or .svg file, not %q", plot)
+	}
+	files := inputs
+	files.add("--output", o.result, false)
+	if o.result == "" {
+		files.addWriter("standard output", c.App.Writer)
+	}
+	files.add("--strategies", o.strategies, false)
+	files.add("--trace", c.String("trace"), false)
+	files.add("--plot", plot, false)
+	if err := files.check(); err != nil {
+		return nil, err
+	}
+	for _, f := range files[len(inputs):] {
+		if f.what == "standard output" {
+			continue
+		}
+		if err := atomicfile.Check(f.path); err != nil {
+			return nil, outputErr(f.what, err)
 		}
 	}
 	if path := c.String("trace"); path != "" {
-		if o.trace, err = newTrace(path, c.Int("trace-every")); err != nil {
-			o.abort()
-			return nil, err
-		}
+		o.trace = newTrace(path, c.Int("trace-every"))
 	}
-	if path := c.String("plot"); path != "" {
-		if o.plot, err = newPlot(path); err != nil {
-			o.abort()
-			return nil, err
-		}
+	if plot != "" {
+		o.plot = &plotRecorder{path: plot}
 	}
 	return o, nil
+}
+
+// outputErr names the output (a flag) in an error of the atomic writer.
+func outputErr(what string, err error) error {
+	var ae *atomicfile.Error
+	if errors.As(err, &ae) {
+		if ae.Err != nil {
+			return fmt.Errorf("%s %s: %s: %w", what, ae.Path, ae.Msg, ae.Err)
+		}
+		return fmt.Errorf("%s %s: %s", what, ae.Path, ae.Msg)
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+// writeFile writes the output named what at path through write: the file
+// is created now, as late as possible, and committed only when complete,
+// so that a failure leaves what was at path as it was.
+func writeFile(what, path string, write func(w io.Writer) error) error {
+	f, err := atomicfile.Create(path)
+	if err != nil {
+		return outputErr(what, err)
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	err = write(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err == nil {
+		err = f.Commit()
+	}
+	if err != nil {
+		f.Abort()
+		return outputErr(what, err)
+	}
+	return nil
 }
 
 // recorder returns the recorders of the trace, the plot and the progress
@@ -65,14 +126,11 @@ func (o *outputs) recorder() solver.Recorder {
 	return solver.Recorders(recs...)
 }
 
-// abort removes every output not committed; it can be deferred.
+// abort removes the trace's temporary file if the solve did not finish; it
+// can be deferred.
 func (o *outputs) abort() {
-	o.result.Abort()
 	if o.trace != nil {
 		o.trace.abort()
-	}
-	if o.plot != nil {
-		o.plot.abort()
 	}
 }
 
@@ -89,24 +147,21 @@ func (o *outputs) finish(c *cli.Context, log *slog.Logger, title string, v any, 
 		}
 	}
 	if o.plot != nil {
-		if err := o.plot.save(title); err != nil {
+		if err := writeFile("--plot", o.plot.path, func(w io.Writer) error { return o.plot.draw(w, title) }); err != nil {
 			failed = append(failed, err)
 		} else {
 			log.Info("wrote plot", "file", o.plot.path)
 		}
 	}
-	w := c.App.Writer
-	if o.result != nil {
-		w = o.result
-	}
-	if err := writeJSON(w, v); err != nil {
-		return fmt.Errorf("writing the result: %w", err)
-	}
-	if o.result != nil {
-		if err := o.result.Commit(); err != nil {
+	if o.result == "" {
+		if err := writeJSON(c.App.Writer, v); err != nil {
 			return fmt.Errorf("writing the result: %w", err)
 		}
-		log.Info("wrote result", "file", c.String("output"))
+		return errors.Join(failed...)
 	}
+	if err := writeFile("--output", o.result, func(w io.Writer) error { return writeJSON(w, v) }); err != nil {
+		return errors.Join(append([]error{err}, failed...)...)
+	}
+	log.Info("wrote result", "file", o.result)
 	return errors.Join(failed...)
 }

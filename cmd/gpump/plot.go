@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"image/color"
+	"io"
 	"math"
 	"path/filepath"
 	"strings"
@@ -11,7 +12,6 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/gpump/gpump/internal/atomicfile"
 	"github.com/gpump/gpump/solver"
 )
 
@@ -24,7 +24,6 @@ const plotStep = 1.002
 // evaluations and draws them on log-log axes.
 type plotRecorder struct {
 	path          string
-	out           *atomicfile.File
 	method        string
 	best, avg, lt plotter.XYs
 	lastEvals     float64
@@ -32,24 +31,6 @@ type plotRecorder struct {
 }
 
 var _ solver.Recorder = (*plotRecorder)(nil)
-
-// newPlot checks the plot's file name, whose extension chooses the format,
-// and opens the file.
-func newPlot(path string) (*plotRecorder, error) {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".png", ".svg":
-	default:
-		return nil, fmt.Errorf("--plot draws a .png or .svg file, not %q", path)
-	}
-	out, err := atomicfile.Create(path)
-	if err != nil {
-		return nil, fmt.Errorf("plot: %w", err)
-	}
-	return &plotRecorder{path: path, out: out}, nil
-}
-
-// abort removes the file of a plot that was not saved.
-func (p *plotRecorder) abort() { p.out.Abort() }
 
 // Init implements solver.Recorder.
 func (p *plotRecorder) Init(info *solver.Info) error {
@@ -82,8 +63,8 @@ func (p *plotRecorder) add(r *solver.Record, e float64) {
 	}
 }
 
-// save draws the plot and writes it atomically.
-func (p *plotRecorder) save(title string) error {
+// draw draws the plot to w in the format of its file's extension.
+func (p *plotRecorder) draw(w io.Writer, title string) error {
 	if e := float64(max(p.final.Evaluations, 1)); e != p.lastEvals {
 		p.add(&p.final, e)
 	}
@@ -115,7 +96,7 @@ func (p *plotRecorder) save(title string) error {
 		}
 		line, err := plotter.NewLine(l.xys)
 		if err != nil {
-			return fmt.Errorf("plot: %w", err)
+			return err
 		}
 		line.Color, line.Dashes, line.Width = l.color, l.dash, vg.Points(float64(l.width))
 		pl.Add(line)
@@ -123,7 +104,7 @@ func (p *plotRecorder) save(title string) error {
 		if len(l.xys) < 3 { // too short a line to see: mark its points
 			sc, err := plotter.NewScatter(l.xys)
 			if err != nil {
-				return fmt.Errorf("plot: %w", err)
+				return err
 			}
 			sc.Color = l.color
 			pl.Add(sc)
@@ -142,20 +123,11 @@ func (p *plotRecorder) save(title string) error {
 		widen(&pl.X, false, p.best, p.avg, p.lt)
 		widen(&pl.Y, true, p.best, p.avg, p.lt)
 	}
-	w, err := pl.WriterTo(7*vg.Inch, 4.5*vg.Inch, strings.TrimPrefix(strings.ToLower(filepath.Ext(p.path)), "."))
-	if err != nil {
-		p.out.Abort()
-		return fmt.Errorf("plot: %w", err)
-	}
-	_, err = w.WriteTo(p.out)
+	wt, err := pl.WriterTo(7*vg.Inch, 4.5*vg.Inch, strings.TrimPrefix(strings.ToLower(filepath.Ext(p.path)), "."))
 	if err == nil {
-		err = p.out.Commit()
+		_, err = wt.WriteTo(w)
 	}
-	if err != nil {
-		p.out.Abort()
-		return fmt.Errorf("plot: %w", err)
-	}
-	return nil
+	return err
 }
 
 // widen gives a logarithmic axis whose points all share one coordinate (a

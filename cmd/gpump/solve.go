@@ -1,19 +1,15 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
-	"path/filepath"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 	"gorgonia.org/tensor"
 
 	"github.com/gpump/gpump/datasets"
-	"github.com/gpump/gpump/internal/atomicfile"
 	"github.com/gpump/gpump/solver"
 )
 
@@ -117,25 +113,13 @@ func solveAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	strategies := c.String("strategies")
-	if strategies != "" && !strings.EqualFold(filepath.Ext(strategies), ".npz") {
-		return fmt.Errorf("--strategies writes an .npz file, not %q", strategies)
-	}
-
-	// Open every output before the solve: a bad path fails now, not
-	// after hours of work.
-	outs, err := openOutputs(c, prog)
+	// Check every output before the solve: a bad path, or one that would
+	// overwrite an input, fails now, not after hours of work.
+	outs, err := planOutputs(c, prog, j.inputs())
 	if err != nil {
 		return err
 	}
 	defer outs.abort()
-	var strat *atomicfile.File
-	if strategies != "" {
-		if strat, err = atomicfile.Create(strategies); err != nil {
-			return fmt.Errorf("--strategies: %w", err)
-		}
-		defer strat.Abort()
-	}
 
 	out, res, err := j.run(c.Context, outs.recorder(), log)
 	if err != nil {
@@ -143,13 +127,13 @@ func solveAction(c *cli.Context) error {
 	}
 	out.RowStrategy, out.ColumnStrategy = res.Row, res.Column
 	var failed error
-	if strat != nil {
-		if err := writeStrategies(strat, res); err != nil {
-			failed = fmt.Errorf("--strategies: %w", err)
+	if outs.strategies != "" {
+		if err := writeFile("--strategies", outs.strategies, func(w io.Writer) error { return writeStrategies(w, res) }); err != nil {
+			failed = err
 		} else {
-			out.Strategies = strategies
+			out.Strategies = outs.strategies
 			out.RowStrategy, out.ColumnStrategy = nil, nil
-			log.Info("wrote strategies", "file", strategies)
+			log.Info("wrote strategies", "file", outs.strategies)
 		}
 	}
 	if err := outs.finish(c, log, out.Source, out, failed); err != nil {
@@ -170,21 +154,13 @@ func statusError(st solver.Status) error {
 	}
 }
 
-// writeStrategies writes the strategies of res to an .npz archive with the
-// members row and column (float64 vectors), and moves it into place.
-func writeStrategies(f *atomicfile.File, res *solver.Result) error {
+// writeStrategies writes the strategies of res to w as an .npz archive
+// with the members row and column (float64 vectors).
+func writeStrategies(w io.Writer, res *solver.Result) error {
 	vec := func(x []float64) *tensor.Dense {
 		return tensor.New(tensor.WithShape(len(x)), tensor.WithBacking(x))
 	}
-	bw := bufio.NewWriterSize(f, 1<<20)
-	err := datasets.EncodeNPZ(bw, []datasets.Array{{Name: "row", T: vec(res.Row)}, {Name: "column", T: vec(res.Column)}}, nil)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if err == nil {
-		err = f.Commit()
-	}
-	return err
+	return datasets.EncodeNPZ(w, []datasets.Array{{Name: "row", T: vec(res.Row)}, {Name: "column", T: vec(res.Column)}}, nil)
 }
 
 // parsePrecision parses a --precision value: f64, f32, or with auto
@@ -246,7 +222,7 @@ func problemAction(c *cli.Context, log *slog.Logger, prog *progress) error {
 	if err := j.configure(c); err != nil {
 		return err
 	}
-	outs, err := openOutputs(c, prog)
+	outs, err := planOutputs(c, prog, nil)
 	if err != nil {
 		return err
 	}

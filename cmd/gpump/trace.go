@@ -16,12 +16,13 @@ import (
 const traceHeader = "iteration,evaluations,matrix_passes,step,gap,relative_gap,gap_average,gap_last,value_lower,value_upper,seconds\n"
 
 // traceRecorder writes every K-th iteration, and the last, as a CSV row.
-// The file appears complete or not at all (an atomicfile.File). A write error does
-// not stop the solve: finish reports it, after the result is safe.
+// The file is created when the solve starts and appears complete or not at
+// all (an atomicfile.File). An error creating or writing it does not stop
+// the solve: finish reports it, after the result is safe.
 type traceRecorder struct {
 	path  string
 	every int
-	f     *atomicfile.File
+	f     *atomicfile.File // nil until Init, and after an error
 	w     *bufio.Writer
 	buf   []byte
 	last  solver.Record
@@ -32,19 +33,26 @@ type traceRecorder struct {
 
 var _ solver.Recorder = (*traceRecorder)(nil)
 
-// newTrace creates the temporary file of a trace to path.
-func newTrace(path string, every int) (*traceRecorder, error) {
-	f, err := atomicfile.Create(path)
-	if err != nil {
-		return nil, fmt.Errorf("trace: %w", err)
-	}
-	t := &traceRecorder{path: path, every: every, f: f, w: bufio.NewWriterSize(f, 64<<10), buf: make([]byte, 0, 256)}
-	t.w.WriteString(traceHeader)
-	return t, nil
+// newTrace returns the recorder of a trace to path; the file is created
+// by Init.
+func newTrace(path string, every int) *traceRecorder {
+	return &traceRecorder{path: path, every: every, buf: make([]byte, 0, 256)}
 }
 
-// Init implements solver.Recorder.
-func (t *traceRecorder) Init(*solver.Info) error { return nil }
+// Init implements solver.Recorder: it creates the temporary file.
+func (t *traceRecorder) Init(*solver.Info) error {
+	if t.f != nil || t.err != nil {
+		return nil
+	}
+	f, err := atomicfile.Create(t.path)
+	if err != nil {
+		t.err = outputErr("--trace", err)
+		return nil
+	}
+	t.f, t.w = f, bufio.NewWriterSize(f, 64<<10)
+	t.w.WriteString(traceHeader)
+	return nil
+}
 
 // Record implements solver.Recorder.
 func (t *traceRecorder) Record(r *solver.Record) error {
@@ -81,8 +89,12 @@ func (t *traceRecorder) write(r *solver.Record) {
 	b = strconv.AppendFloat(b, r.Elapsed.Seconds(), 'f', 6, 64)
 	b = append(b, '\n')
 	t.buf = b
+	if t.f == nil {
+		return
+	}
 	if _, err := t.w.Write(b); err != nil && t.err == nil {
-		t.err = err
+		t.err = outputErr("--trace", err)
+		t.abort()
 	}
 	t.rows++
 }
@@ -90,23 +102,29 @@ func (t *traceRecorder) write(r *solver.Record) {
 // finish writes the last iteration if it was skipped, then moves the file
 // into place.
 func (t *traceRecorder) finish() error {
-	if t.have {
+	if t.have && t.f != nil {
 		t.write(&t.last)
 		t.have = false
 	}
-	err := t.err
-	if ferr := t.w.Flush(); err == nil && ferr != nil {
-		err = ferr
+	if t.err != nil {
+		return t.err
 	}
+	if t.f == nil {
+		return fmt.Errorf("--trace %s: the solve never started", t.path)
+	}
+	err := t.w.Flush()
 	if err == nil {
 		err = t.f.Commit()
 	}
 	if err != nil {
-		t.f.Abort()
-		return fmt.Errorf("trace: %w", err)
+		t.abort()
+		return outputErr("--trace", err)
 	}
 	return nil
 }
 
 // abort removes the temporary file of a trace that was not finished.
-func (t *traceRecorder) abort() { t.f.Abort() }
+func (t *traceRecorder) abort() {
+	t.f.Abort()
+	t.f = nil
+}

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/gpump/gpump/internal/atomicfile"
+)
+
+// namedFile is a file a command reads or writes, with what names it in
+// messages: a flag ("--output") or a role ("the payoff file").
+type namedFile struct {
+	what  string
+	path  string
+	input bool
+	id    fileID
+}
+
+// fileID identifies the file a path leads to: by device and inode when it
+// exists (links, hard links and other spellings of the path all lead
+// there), else by its canonical path (see atomicfile.Canonical).
+type fileID struct {
+	info  os.FileInfo // of the existing file, links followed, or nil
+	canon string
+	// chardev is a character device (/dev/null, a terminal), which any
+	// number of outputs may share.
+	chardev bool
+}
+
+func identify(path string) fileID {
+	id := fileID{canon: atomicfile.Canonical(path)}
+	if fi, err := os.Stat(path); err == nil {
+		id.info = fi
+		id.chardev = fi.Mode()&os.ModeCharDevice != 0
+	}
+	return id
+}
+
+// same reports whether a and b are the same file; character devices never
+// count.
+func (a fileID) same(b fileID) bool {
+	switch {
+	case a.chardev || b.chardev:
+		return false
+	case a.info != nil && b.info != nil:
+		return os.SameFile(a.info, b.info)
+	}
+	return a.info == nil && b.info == nil && a.canon == b.canon
+}
+
+// fileList gathers the files of a command to check them against each
+// other before any work.
+type fileList []namedFile
+
+// add lists the file at path, unless path is empty (the flag was not
+// given).
+func (l *fileList) add(what, path string, input bool) {
+	if path != "" {
+		*l = append(*l, namedFile{what: what, path: path, input: input, id: identify(path)})
+	}
+}
+
+// addWriter lists w, standard output, when it is a file: a shell
+// redirection may point it at an input ("gpump solve g.npy >> g.npy").
+func (l *fileList) addWriter(what string, w io.Writer) {
+	f, ok := w.(*os.File)
+	if !ok {
+		return
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return
+	}
+	*l = append(*l, namedFile{what: what, path: f.Name(), id: fileID{info: fi, chardev: fi.Mode()&os.ModeCharDevice != 0}})
+}
+
+// check refuses an output that is an input or another output: writing it
+// would destroy the input, or one output would replace the other.
+func (l fileList) check() error {
+	for i, a := range l {
+		for _, b := range l[i+1:] {
+			if a.input && b.input || !a.id.same(b.id) {
+				continue
+			}
+			switch {
+			case b.input:
+				return fmt.Errorf("%s %s would overwrite %s %s: give another path", a.what, a.path, b.what, b.path)
+			case a.input:
+				return fmt.Errorf("%s %s would overwrite %s %s: give another path", b.what, b.path, a.what, a.path)
+			}
+			return fmt.Errorf("%s %s and %s %s are the same file: give them different paths", a.what, a.path, b.what, b.path)
+		}
+	}
+	return nil
+}
+
+// inputs lists the files the job reads, for the checks of its outputs
+// against them.
+func (j *job) inputs() fileList {
+	var l fileList
+	l.add("the payoff file", j.path, true)
+	return l
+}
