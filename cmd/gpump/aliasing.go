@@ -79,15 +79,15 @@ func (l *fileList) addWriter(what string, w io.Writer) {
 // would destroy the input, or one output would replace the other.
 func (l fileList) check() error {
 	for i, a := range l {
-		for _, b := range l[i+1:] {
-			if a.input && b.input || !a.id.same(b.id) {
+		if a.input {
+			continue
+		}
+		for j, b := range l {
+			if j == i || !a.id.same(b.id) || !b.input && j < i {
 				continue
 			}
-			switch {
-			case b.input:
+			if b.input {
 				return fmt.Errorf("%s %s would overwrite %s %s: give another path", a.what, a.path, b.what, b.path)
-			case a.input:
-				return fmt.Errorf("%s %s would overwrite %s %s: give another path", b.what, b.path, a.what, a.path)
 			}
 			return fmt.Errorf("%s %s and %s %s are the same file: give them different paths", a.what, a.path, b.what, b.path)
 		}

@@ -84,6 +84,7 @@ Examples:
 type instance struct {
 	index int
 	name  string   // as reported: the argument or the manifest line
+	file  string   // the payoff file, or "" for a generator
 	args  []string // solve arguments: flags, then the file if any
 	err   error    // found while listing
 }
@@ -106,10 +107,18 @@ func batchAction(c *cli.Context) error {
 	if jobs < 1 {
 		return fmt.Errorf("--jobs must be at least 1, got %d", jobs)
 	}
-	insts, err := listInstances(c.Args().Slice(), c.String("manifest"))
+	path := c.String("output")
+	if path == "-" {
+		path = ""
+	}
+	if path == "" && c.Bool("resume") {
+		return errors.New("--resume needs --output FILE")
+	}
+	l, err := listInstances(c.Args().Slice(), c.String("manifest"), path)
 	if err != nil {
 		return err
 	}
+	insts := l.insts
 	if len(insts) == 0 {
 		return errors.New("no instances: give files, directories, globs or --manifest FILE (see gpump batch --help)")
 	}
@@ -118,25 +127,35 @@ func batchAction(c *cli.Context) error {
 	if err := new(job).configure(lenient{c}); err != nil {
 		return err
 	}
+	// The output must not be an input: writing it would destroy it.
+	files := l.files(c.String("manifest"))
+	files.add("--output", path, false)
+	if path == "" {
+		files.addWriter("standard output", c.App.Writer)
+	}
+	if err := files.check(); err != nil {
+		return err
+	}
+	for _, note := range l.notes {
+		log.Info(note)
+	}
 
 	var done map[string]int
 	out := c.App.Writer
-	if path := c.String("output"); path != "" {
+	if path != "" {
 		flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
 		if c.Bool("resume") {
-			if done, err = finishedInstances(path); err != nil {
+			if done, err = readResults(path); err != nil {
 				return err
 			}
 			flags = os.O_WRONLY | os.O_CREATE | os.O_APPEND
 		}
 		f, err := os.OpenFile(path, flags, 0o644)
 		if err != nil {
-			return err
+			return fmt.Errorf("--output: %w", err)
 		}
 		defer f.Close()
 		out = f
-	} else if c.Bool("resume") {
-		return errors.New("--resume needs --output FILE")
 	}
 
 	var (
@@ -356,18 +375,80 @@ func (l layered) Duration(name string) time.Duration {
 	return l.batch.Duration(name)
 }
 
-// listInstances expands the arguments and reads the manifest.
-func listInstances(args []string, manifest string) ([]*instance, error) {
-	var insts []*instance
-	seen := map[string]bool{} // files named by several arguments run once
-	add := func(name string, a []string, err error) {
-		insts = append(insts, &instance{index: len(insts), name: name, args: a, err: err})
+// listing builds a batch's instances from its arguments and manifest.
+type listing struct {
+	insts []*instance
+	// seen holds the files given by arguments, by device and inode (or
+	// path): a file reached by several paths runs once.
+	seen map[any]bool
+	// output is the batch's own output file, never read as an input.
+	output fileID
+	// notes says what was left out of directories and globs, and why.
+	notes []string
+}
+
+func (l *listing) add(name, file string, args []string, err error) {
+	l.insts = append(l.insts, &instance{index: len(l.insts), name: name, file: file, args: args, err: err})
+}
+
+// addFile adds the file p named by an argument, once. listed says it comes
+// from a directory or a glob, whose hidden files, batch results files and
+// the batch's own output (when empty; a payoff file there is kept, for the
+// check of the output against the inputs to refuse) are left out.
+func (l *listing) addFile(p string, listed bool, err error) {
+	var key any = filepath.Clean(p)
+	fi, serr := os.Stat(p)
+	if serr != nil {
+		fi = nil
+	} else if k, ok := inodeKey(fi); ok {
+		key = k
 	}
-	addFile := func(p string, err error) {
-		if key := filepath.Clean(p); !seen[key] {
-			seen[key] = true
-			add(p, []string{"--", p}, err)
+	if listed {
+		why := ""
+		switch {
+		case strings.HasPrefix(filepath.Base(p), "."):
+			return // hidden, like a shell's globs: temporaries, editor files
+		case isResults(p):
+			why = "it holds gpump batch results"
+		case identify(p).same(l.output) && fi != nil && fi.Size() == 0:
+			why = "it is this batch's output"
 		}
+		if why != "" {
+			l.notes = append(l.notes, fmt.Sprintf("left out %s: %s", p, why))
+			return
+		}
+	}
+	if !l.seen[key] {
+		l.seen[key] = true
+		l.add(p, p, []string{"--", p}, err)
+	}
+}
+
+// resultsPrefix starts every line of batch output: batchLine's first field.
+const resultsPrefix = `{"instance":`
+
+// isResults reports whether the text file at p starts like batch output,
+// which a results file named .txt or .csv in an input directory would.
+func isResults(p string) bool {
+	if f, _ := datasets.FormatOf(p); f != "csv" {
+		return false
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	b := make([]byte, len(resultsPrefix))
+	_, err = io.ReadFull(f, b)
+	return err == nil && string(b) == resultsPrefix
+}
+
+// listInstances expands the arguments and reads the manifest; output is
+// the batch's output file ("" for standard output).
+func listInstances(args []string, manifest, output string) (*listing, error) {
+	l := &listing{seen: map[any]bool{}}
+	if output != "" {
+		l.output = identify(output)
 	}
 	for _, arg := range args {
 		fi, err := os.Stat(arg)
@@ -382,14 +463,14 @@ func listInstances(args []string, manifest string) ([]*instance, error) {
 				if _, ferr := datasets.FormatOf(e.Name()); ferr != nil || e.IsDir() {
 					continue
 				}
-				addFile(filepath.Join(arg, e.Name()), nil)
+				l.addFile(filepath.Join(arg, e.Name()), true, nil)
 				n++
 			}
 			if n == 0 {
 				return nil, fmt.Errorf("%s: no payoff files (.npy, .npz, .csv, .tsv, .txt, .mtx) in this directory", arg)
 			}
 		case err == nil:
-			addFile(arg, nil)
+			l.addFile(arg, false, nil)
 		case strings.ContainsAny(arg, "*?["):
 			matches, gerr := filepath.Glob(arg)
 			if gerr != nil {
@@ -400,23 +481,32 @@ func listInstances(args []string, manifest string) ([]*instance, error) {
 			}
 			slices.Sort(matches)
 			for _, p := range matches {
-				addFile(p, nil)
+				l.addFile(p, true, nil)
 			}
 		default:
 			// A missing file is that instance's failure, not the batch's.
-			addFile(arg, err)
+			l.addFile(arg, false, err)
 		}
 	}
 	if manifest == "" {
-		return insts, nil
+		return l, nil
 	}
 	f, err := os.Open(manifest)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if err := l.readManifest(f, manifest); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// readManifest adds the instances of the manifest r, read from the file
+// manifest (lines name files relative to its directory).
+func (l *listing) readManifest(r io.Reader, manifest string) error {
 	dir := filepath.Dir(manifest)
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for ln := 1; sc.Scan(); ln++ {
 		text := sc.Text()
@@ -429,23 +519,34 @@ func listInstances(args []string, manifest string) ([]*instance, error) {
 		}
 		words, err := splitWords(text)
 		if err != nil {
-			add(text, nil, fmt.Errorf("%s: line %d: %w", manifest, ln, err))
+			l.add(text, "", nil, fmt.Errorf("%s: line %d: %w", manifest, ln, err))
 			continue
 		}
 		first, rest := words[0], words[1:]
 		if spec, ok := strings.CutPrefix(first, "gen:"); ok {
-			add(text, append([]string{"--gen", spec}, rest...), nil)
+			l.add(text, "", append([]string{"--gen", spec}, rest...), nil)
 			continue
 		}
 		if !filepath.IsAbs(first) {
 			first = filepath.Join(dir, first)
 		}
-		add(text, append(rest, "--", first), nil)
+		l.add(text, first, append(rest, "--", first), nil)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", manifest, err)
+		return fmt.Errorf("%s: %w", manifest, err)
 	}
-	return insts, nil
+	return nil
+}
+
+// files lists the manifest and the instances' payoff files, to check the
+// batch's output against them.
+func (l *listing) files(manifest string) fileList {
+	var files fileList
+	files.add("the manifest", manifest, true)
+	for _, in := range l.insts {
+		files.add(fmt.Sprintf("the payoff file of instance %d (%s)", in.index, in.name), in.file, true)
+	}
+	return files
 }
 
 // splitWords splits a manifest line into words at spaces and tabs; single
@@ -483,38 +584,78 @@ func splitWords(s string) ([]string, error) {
 	return words, nil
 }
 
-// finishedInstances reads a batch output file and returns how many
-// results it holds per instance; error and canceled lines do not count. A
-// last line cut short by a crash is removed, so that appending starts on a
-// line of its own.
-func finishedInstances(path string) (map[string]int, error) {
+// readResults reads the batch output file at path for --resume and
+// returns how many results it holds per instance; error and canceled lines
+// do not count. A file that is not batch output is refused: resuming would
+// append to it. A last line cut short by a crash (the start of a result
+// with no line end) is removed, so that appending starts on a line of its
+// own; nothing else is changed.
+func readResults(path string) (map[string]int, error) {
 	done := map[string]int{}
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return done, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("--resume: %w", err)
 	}
-	if end := bytes.LastIndexByte(b, '\n') + 1; end < len(b) {
-		if err := os.Truncate(path, int64(end)); err != nil {
-			return nil, fmt.Errorf("%s: removing a cut last line: %w", path, err)
-		}
-		b = b[:end]
+	lines := bytes.SplitAfter(b, []byte("\n"))
+	if len(lines[len(lines)-1]) == 0 {
+		lines = lines[:len(lines)-1]
 	}
-	for _, line := range bytes.Split(b, []byte("\n")) {
-		var l struct {
-			Instance string `json:"instance"`
-			Status   string `json:"status"`
+	cut := -1
+	for k, line := range lines {
+		l, ok := parseResult(line)
+		if !ok && k == len(lines)-1 && line[len(line)-1] != '\n' && bytes.HasPrefix(line, []byte(resultsPrefix)) {
+			cut = len(b) - len(line)
+			break
 		}
-		if json.Unmarshal(line, &l) != nil {
-			continue
+		if !ok {
+			return nil, fmt.Errorf("--resume: %s is not the output of gpump batch (line %d is not a result): resume only a batch's own results file", path, k+1)
 		}
-		if l.Status != "" && l.Status != "error" && l.Status != "canceled" {
+		if l.Status != "error" && l.Status != "canceled" {
 			done[l.Instance]++
 		}
 	}
+	switch {
+	case cut >= 0:
+		if err := os.Truncate(path, int64(cut)); err != nil {
+			return nil, fmt.Errorf("--resume: %s: removing a last line cut short: %w", path, err)
+		}
+	case len(b) > 0 && b[len(b)-1] != '\n':
+		// A whole result without its line end: end the line.
+		if err := appendNewline(path); err != nil {
+			return nil, fmt.Errorf("--resume: %s: %w", path, err)
+		}
+	}
 	return done, nil
+}
+
+// parseResult parses one line of batch output.
+func parseResult(line []byte) (res struct{ Instance, Status string }, ok bool) {
+	var l struct {
+		Instance *string
+		Index    *int
+		Status   *string
+	}
+	if json.Unmarshal(line, &l) != nil || l.Instance == nil || l.Index == nil || l.Status == nil || *l.Status == "" {
+		return res, false
+	}
+	res.Instance, res.Status = *l.Instance, *l.Status
+	return res, true
+}
+
+// appendNewline ends the last line of the file at path.
+func appendNewline(path string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write([]byte("\n"))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // btoi is 1 for true and 0 for false.

@@ -1,0 +1,8 @@
+//go:build !unix
+
+package main
+
+import "os"
+
+// inodeKey reports ok false: paths are compared instead.
+func inodeKey(os.FileInfo) (key [2]uint64, ok bool) { return key, false }
