@@ -15,10 +15,19 @@ import (
 )
 
 // csvMaxLine bounds the length of a CSV line, so that an input without
-// line breaks (a device, a binary file) cannot take unbounded memory. A
-// line of 100 000 float64 entries printed in full takes about 2.5 MB. It
-// is a variable so that tests can change it.
+// line breaks (a device, a binary file) cannot take unbounded memory; a
+// sixteenth of the machine's memory bounds it too. A line of 100 000
+// float64 entries printed in full takes about 2.5 MB. It is a variable so
+// that tests can change it.
 var csvMaxLine = 1 << 30
+
+// csvLineLimit returns the longest line the CSV reader holds.
+func csvLineLimit() int {
+	if mem := memTotal(); mem > 0 && mem/16 < int64(csvMaxLine) {
+		return int(mem / 16)
+	}
+	return csvMaxLine
+}
 
 // csvBuffer is the size of the read buffer; longer lines are gathered in
 // a buffer of their own.
@@ -59,8 +68,9 @@ func ReadCSV(path string, opt *ReadOptions) (*tensor.Dense, error) {
 // numbers skipped: remove it, or make it a comment.
 //
 // Every row must have as many fields as the first. A ragged row, an empty
-// or unparsable field, a line longer than 1 GiB and an input with no rows
-// give errors matching ErrFormat that name the 1-based line and, for a
+// or unparsable field, a line longer than 1 GiB (or a sixteenth of the
+// machine's memory), more entries than the machine's memory holds and an
+// input with no rows give errors matching ErrFormat that name the 1-based line and, for a
 // field, its 1-based column (field number): "bad number \"x\" at line 7,
 // column 2". A NaN or infinite entry ("nan", "Inf", "-inf",
 // "infinity"), or a number too large for the result's dtype ("1e999";
@@ -99,19 +109,21 @@ func decodeCSV(r io.Reader, size int64, dt tensor.Dtype) (*tensor.Dense, error) 
 
 // csvParser holds the state of parseCSV.
 type csvParser[T float] struct {
-	br     *bufio.Reader
-	long   []byte // a line longer than br's buffer
-	line   int    // 1-based number of the current line
-	size   int64  // input size, or -1
-	read   int64  // bytes read
-	bits   int    // 32 or 64
-	comma  bool   // comma- (or whitespace-) separated
-	sepSet bool   // comma is known
-	hline  int    // line of the first line with fields (the header row)
-	header int    // fields of the header row, or 0
-	cols   int    // fields per row, 0 before the first row
-	rows   int
-	vals   []T
+	br      *bufio.Reader
+	long    []byte // a line longer than br's buffer
+	lineMax int    // the longest line held
+	valsMax int    // the most entries held
+	line    int    // 1-based number of the current line
+	size    int64  // input size, or -1
+	read    int64  // bytes read
+	bits    int    // 32 or 64
+	comma   bool   // comma- (or whitespace-) separated
+	sepSet  bool   // comma is known
+	hline   int    // line of the first line with fields (the header row)
+	header  int    // fields of the header row, or 0
+	cols    int    // fields per row, 0 before the first row
+	rows    int
+	vals    []T
 }
 
 // parseCSV reads a CSV stream of size bytes (-1 if unknown) into a
@@ -121,7 +133,9 @@ func parseCSV[T float](r io.Reader, size int64, bits int) (*tensor.Dense, error)
 	if size >= 0 && size < csvBuffer {
 		bufSize = int(size) + 1
 	}
-	p := &csvParser[T]{br: bufio.NewReaderSize(r, bufSize), size: size, bits: bits}
+	p := &csvParser[T]{br: bufio.NewReaderSize(r, bufSize), size: size, bits: bits, lineMax: csvLineLimit()}
+	limit, _ := entryLimit(bits / 8)
+	p.valsMax = int(min(limit, math.MaxInt/16))
 	for {
 		raw, err := p.nextLine()
 		if err == io.EOF {
@@ -185,8 +199,8 @@ func (p *csvParser[T]) nextLine() ([]byte, error) {
 		for err == bufio.ErrBufferFull {
 			s, err = p.br.ReadSlice('\n')
 			p.read += int64(len(s))
-			if len(p.long)+len(s) > csvMaxLine {
-				return nil, lineErr(p.line+1, 0, fmt.Sprintf("line longer than %d bytes", csvMaxLine))
+			if len(p.long)+len(s) > p.lineMax {
+				return nil, lineErr(p.line+1, 0, fmt.Sprintf("line longer than %d bytes", p.lineMax))
 			}
 			p.long = append(p.long, s...)
 		}
@@ -325,7 +339,9 @@ func (p *csvParser[T]) row(s []byte) error {
 			return p.badNumber(f, j, v, err)
 		}
 		if len(p.vals) == cap(p.vals) {
-			p.grow(len(s) - pos + 1)
+			if err := p.grow(len(s) - pos + 1); err != nil {
+				return err
+			}
 		}
 		p.vals = append(p.vals, T(v))
 		pos = next
@@ -363,9 +379,14 @@ func (p *csvParser[T]) badNumber(f []byte, j int, v float64, err error) error {
 // line just read are left. It estimates the number of values that the
 // rest of the input holds (with an unknown size, the rest of the line) at
 // the mean length of the values so far, and grows by at least a quarter
-// (with an unknown size, doubles).
-func (p *csvParser[T]) grow(lineLeft int) {
+// (with an unknown size, doubles), up to the memory limit: an endless
+// input stops there with an error.
+func (p *csvParser[T]) grow(lineLeft int) error {
 	l := len(p.vals)
+	if l >= p.valsMax {
+		_, why := entryLimit(p.bits / 8)
+		return lineErr(p.line, 0, fmt.Sprintf("more than %d entries, more than %s", p.valsMax, why))
+	}
 	done := p.read - int64(lineLeft)
 	left := int64(lineLeft)
 	if p.size >= 0 {
@@ -381,13 +402,11 @@ func (p *csvParser[T]) grow(lineLeft int) {
 	if p.size < 0 {
 		atLeast = l
 	}
-	p.resize(l + max(int(min(need, math.MaxInt/16)), atLeast, 1024))
-}
-
-func (p *csvParser[T]) resize(c int) {
-	v := makeFloats[T](c)[:len(p.vals)]
+	c := l + max(int(min(need, math.MaxInt/16)), atLeast, 1024)
+	v := makeFloats[T](min(c, p.valsMax))[:l]
 	copy(v, p.vals)
 	p.vals = v
+	return nil
 }
 
 // WriteCSV writes the matrix t to the file at path as text that

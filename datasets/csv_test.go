@@ -556,3 +556,25 @@ func ExampleWriteNPZ() {
 	// [payoff row]
 	// (3, 3) float32 [0 -1 1 1 0 -1 -1 1 0]
 }
+
+// endlessRows is an endless CSV stream of the row "1,2".
+type endlessRows struct{}
+
+func (endlessRows) Read(b []byte) (int, error) {
+	for i := range b {
+		b[i] = "1,2\n"[i%4]
+	}
+	return len(b) / 4 * 4, nil
+}
+
+// TestCSVEndless: an endless stream of rows stops with an error at the
+// memory limit instead of growing without bound.
+func TestCSVEndless(t *testing.T) {
+	saved := entryLimit
+	defer func() { entryLimit = saved }()
+	entryLimit = func(int) (int64, string) { return 1 << 20, "the test's limit" }
+	_, err := DecodeCSV(endlessRows{}, nil)
+	if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "more than 1048576 entries, more than the test's limit") {
+		t.Errorf("error %v", err)
+	}
+}

@@ -51,10 +51,12 @@
 // (row, column) position, and for text files its line. Every reader caps
 // what a header may claim (dimensions, entry counts, member sizes) against
 // the real size of its input before allocating, so a hostile header
-// cannot make it allocate more than the input can fill. The one exception
-// is the dense result of a Matrix Market coordinate file, which a few
-// bytes can describe: it is capped by the machine's memory (MemTotal, or
-// 2³¹ entries where unknown). Errors name the
+// cannot make it allocate more than the input can fill. Where the input
+// does not bound the result (the dense result of a Matrix Market
+// coordinate file, which a few bytes can describe; a pipe or a device of
+// unknown size), it is capped by the machine's memory (MemTotal, or 2³¹
+// entries where unknown), so that an endless input ends in an error, and
+// a text line by 1 GiB and a sixteenth of that memory. Errors name the
 // file and, where it applies, the byte offset, or the line and column of a
 // text file.
 //

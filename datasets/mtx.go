@@ -38,9 +38,6 @@ const (
 	mtxMinCoordLine   = 6
 	mtxMinPatternLine = 4
 	mtxMinArrayLine   = 2
-	// mtxFallbackEntries is the limit on the entries of the result when
-	// the size of the machine's memory is unknown.
-	mtxFallbackEntries = 1 << 31
 )
 
 // Fields and symmetries of a Matrix Market header.
@@ -290,7 +287,7 @@ func readMTXHeader(s *mtxScanner, size int64, esize int) (*mtxHeader, error) {
 		return nil, lineErr(s.line, 0, fmt.Sprintf("%s matrix of shape %s is not square", mtxSymNames[h.sym], shapeString(shape)))
 	}
 	hi, count := bits.Mul64(uint64(dims[0]), uint64(dims[1]))
-	limit, why := mtxLimit(esize)
+	limit, why := entryLimit(esize)
 	if hi != 0 || count > uint64(limit) {
 		n := "too many entries"
 		if hi == 0 {
@@ -758,26 +755,6 @@ func mtxFields(line []byte, f [][]byte) int {
 	}
 }
 
-// mtxLimit returns the largest number of entries of esize bytes that the
-// result may have, and what the limit is, for error messages ("more than
-// ..."). The limit is the machine's memory, or 2³¹ entries where its size
-// is unknown, and at most what the platform can index. It is a variable
-// so that tests can lower it.
-var mtxLimit = func(esize int) (int64, string) {
-	limit := int64(math.MaxInt / 8)
-	why := "this platform can index"
-	if mem := memTotal(); mem > 0 {
-		if l := mem / int64(esize); l < limit {
-			limit = l
-			why = fmt.Sprintf("this machine's memory holds as %s (MemTotal %s in /proc/meminfo)", esizeName(esize), byteString(mem))
-		}
-	} else if mtxFallbackEntries < limit {
-		limit = mtxFallbackEntries
-		why = fmt.Sprintf("the limit of %d entries (the size of this machine's memory is unknown)", limit)
-	}
-	return limit, why
-}
-
 // esizeName returns the name of the float type of esize bytes.
 func esizeName(esize int) string {
 	if esize == 4 {
@@ -785,38 +762,6 @@ func esizeName(esize int) string {
 	}
 	return "float64"
 }
-
-// memTotal returns the size of the machine's memory in bytes from the
-// MemTotal line of /proc/meminfo, or 0 where that is not available.
-var memTotal = sync.OnceValue(func() int64 {
-	b, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	for len(b) > 0 {
-		line := b
-		if i := bytes.IndexByte(b, '\n'); i >= 0 {
-			line, b = b[:i], b[i+1:]
-		} else {
-			b = nil
-		}
-		rest, ok := bytes.CutPrefix(line, []byte("MemTotal:"))
-		if !ok {
-			continue
-		}
-		var f [3][]byte
-		nf := mtxFields(rest, f[:])
-		if nf != 2 || !bytes.Equal(f[1], []byte("kB")) {
-			return 0
-		}
-		kb, ok := parseMTXCount(f[0])
-		if !ok || kb > math.MaxInt64/1024 {
-			return 0
-		}
-		return kb * 1024
-	}
-	return 0
-})
 
 // byteString formats n bytes with a binary unit.
 func byteString(n int64) string {

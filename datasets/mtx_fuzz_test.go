@@ -35,9 +35,9 @@ func FuzzDecodeMTX(f *testing.F) {
 	// Keep the results small: a coordinate file of a few bytes may
 	// otherwise claim a matrix of the size of the machine's memory.
 	const limit = 1 << 20
-	saved := mtxLimit
-	mtxLimit = func(int) (int64, string) { return limit, "the fuzzing limit" }
-	f.Cleanup(func() { mtxLimit = saved })
+	saved := entryLimit
+	entryLimit = func(int) (int64, string) { return limit, "the fuzzing limit" }
+	f.Cleanup(func() { entryLimit = saved })
 
 	f.Fuzz(func(t *testing.T, data []byte, mode uint8) {
 		checkParseDecimal(t, data)

@@ -167,6 +167,10 @@ func decodeNPY(r io.Reader, size int64, dt tensor.Dtype) (*tensor.Dense, error) 
 		}
 	}
 	known := size >= 0
+	if limit, why := entryLimit(int(dt.Size())); !known && int64(h.count) > limit {
+		// The input does not bound the header's claim: memory does.
+		return nil, formatErr(-1, fmt.Sprintf("array of shape %s has %d entries, more than %s", shapeString(h.shape), h.count, why))
+	}
 	var backing any
 	if dt == tensor.Float32 {
 		backing, err = readPayload[float32](r, h, known)

@@ -626,3 +626,16 @@ func TestStatNPY(t *testing.T) {
 		t.Error("1-D file: no error")
 	}
 }
+
+// TestNPYStreamClaim: from a stream of unknown size, a header claiming more
+// entries than memory holds is refused before anything is allocated.
+func TestNPYStreamClaim(t *testing.T) {
+	saved := entryLimit
+	defer func() { entryLimit = saved }()
+	entryLimit = func(int) (int64, string) { return 1 << 20, "the test's limit" }
+	hdr := npyHeaderBytes("<f8", false, 2000, 2000)
+	_, err := DecodeNPY(struct{ io.Reader }{io.MultiReader(bytes.NewReader(hdr), zeros{})}, -1, nil)
+	if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "4000000 entries, more than the test's limit") {
+		t.Errorf("error %v", err)
+	}
+}
