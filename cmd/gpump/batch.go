@@ -150,7 +150,10 @@ func batchAction(c *cli.Context) error {
 			}
 			flags = os.O_WRONLY | os.O_CREATE | os.O_APPEND
 		}
-		f, err := os.OpenFile(path, flags, 0o644)
+		// Opening a FIFO waits for a reader: a signal stops the wait.
+		f, err := interruptible(c.Context.Done(), "opening --output "+path, func() (*os.File, error) {
+			return os.OpenFile(path, flags, 0o644)
+		})
 		if err != nil {
 			return fmt.Errorf("--output: %w", err)
 		}
@@ -215,7 +218,11 @@ func batchAction(c *cli.Context) error {
 		break
 	}
 	close(work)
-	wg.Wait()
+	// A write blocked on a pipe nobody reads holds the workers: the next
+	// signal stops the wait.
+	if _, err := interruptible(nextInterrupt(c.Context), "writing the results", func() (any, error) { wg.Wait(); return nil, nil }); err != nil {
+		return err
+	}
 	if outErr != nil {
 		return fmt.Errorf("writing the results: %w", outErr)
 	}
@@ -289,6 +296,12 @@ func solveInstance(ctx context.Context, c *cli.Context, in *instance, threads in
 		j.threads = threads
 	}
 	out, _, err := j.run(ctx, nil, slog.New(slog.DiscardHandler))
+	var ie *interruptedError
+	if errors.As(err, &ie) {
+		// Not a failure of the instance: --resume runs it again.
+		line.Status, line.Error = "canceled", err.Error()
+		return line
+	}
 	if err != nil {
 		return fail(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+	"gorgonia.org/tensor"
 
 	"github.com/gpump/gpump/datasets"
 )
@@ -95,16 +96,14 @@ func genAction(c *cli.Context) error {
 	if err := checkMemory(m, n, int(dt.Size())); err != nil {
 		return err
 	}
-	a, err := datasets.Generate(dt, spec)
+	a, err := interruptible(c.Context.Done(), "generating "+spec.String(), func() (*tensor.Dense, error) {
+		return datasets.Generate(dt, spec)
+	})
 	if err != nil {
 		return err
 	}
-	// Ctrl-C during the generation takes effect here; during the write,
-	// a second one kills the process, and the file is written atomically.
-	if err := c.Context.Err(); err != nil {
-		return exitStatus(exitCanceled)
-	}
-	if err := datasets.Write(path, a, opt); err != nil {
+	// The file is written atomically: stopped, it keeps its old content.
+	if _, err := interruptible(c.Context.Done(), "writing "+path, func() (any, error) { return nil, datasets.Write(path, a, opt) }); err != nil {
 		return err
 	}
 	attrs := []any{"file", path, "generator", spec.String(), "m", a.Shape()[0], "n", a.Shape()[1], "precision", precisionName(dt)}

@@ -14,9 +14,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/urfave/cli/v2"
 )
@@ -36,15 +34,10 @@ type exitStatus int
 func (e exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
 
 func main() {
-	// The first Ctrl-C cancels the solve, which writes its best point so far;
-	// restoring the default handling then lets a second one kill the process
-	// (during a long matrix load, say).
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	go func() {
-		<-ctx.Done()
-		stop()
-	}()
-	os.Exit(run(ctx, os.Args, os.Stdout, os.Stderr))
+	// The first Ctrl-C or SIGTERM stops the read of the matrix, or the
+	// solve, which writes its best point so far; one during the writing of
+	// the results stops it; the third kills the process.
+	os.Exit(run(withSignals(context.Background()), os.Args, os.Stdout, os.Stderr))
 }
 
 // run executes the command line and returns the exit status; errors are
@@ -53,11 +46,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
 	err := app.RunContext(ctx, interspersed(app, args))
 	var st exitStatus
+	var ie *interruptedError
 	switch {
 	case err == nil:
 		return exitOK
 	case errors.As(err, &st):
 		return int(st)
+	case errors.As(err, &ie):
+		fmt.Fprintf(stderr, "gpump: %v\n", err)
+		return exitCanceled
 	default:
 		fmt.Fprintf(stderr, "gpump: %v\n", err)
 		return exitError

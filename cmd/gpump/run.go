@@ -128,7 +128,7 @@ func (j *job) generate() (*loaded, error) {
 // status canceled, not an error.
 func (j *job) run(ctx context.Context, rec solver.Recorder, log *slog.Logger) (*solveOutput, *solver.Result, error) {
 	t0 := time.Now()
-	l, err := j.load()
+	l, err := j.loadInterruptibly(ctx)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -126,17 +126,20 @@ func solveAction(c *cli.Context) error {
 		return err
 	}
 	out.RowStrategy, out.ColumnStrategy = res.Row, res.Column
-	var failed error
-	if outs.strategies != "" {
-		if err := writeFile("--strategies", outs.strategies, func(w io.Writer) error { return writeStrategies(w, res) }); err != nil {
-			failed = err
-		} else {
-			out.Strategies = outs.strategies
-			out.RowStrategy, out.ColumnStrategy = nil, nil
-			log.Info("wrote strategies", "file", outs.strategies)
+	_, err = interruptible(nextInterrupt(c.Context), "writing the results", func() (any, error) {
+		var failed error
+		if outs.strategies != "" {
+			if err := writeFile("--strategies", outs.strategies, func(w io.Writer) error { return writeStrategies(w, res) }); err != nil {
+				failed = err
+			} else {
+				out.Strategies = outs.strategies
+				out.RowStrategy, out.ColumnStrategy = nil, nil
+				log.Info("wrote strategies", "file", outs.strategies)
+			}
 		}
-	}
-	if err := outs.finish(c, log, out.Source, out, failed); err != nil {
+		return nil, outs.finish(c, log, out.Source, out, failed)
+	})
+	if err != nil {
 		return err
 	}
 	return statusError(res.Status)
@@ -231,7 +234,10 @@ func problemAction(c *cli.Context, log *slog.Logger, prog *progress) error {
 	if err != nil {
 		return err
 	}
-	if err := outs.finish(c, log, out.Problem, out); err != nil {
+	_, err = interruptible(nextInterrupt(c.Context), "writing the results", func() (any, error) {
+		return nil, outs.finish(c, log, out.Problem, out)
+	})
+	if err != nil {
 		return err
 	}
 	return statusError(st)
