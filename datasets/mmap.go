@@ -22,12 +22,17 @@ import (
 //
 // The file must not be changed while it is mapped (the mapping is
 // shared): writes to it would show in the matrix, unchecked, and where it
-// was truncated, reading the matrix crashes the program (SIGBUS).
+// was truncated, reading the matrix crashes the program (SIGBUS) unless
+// the reading goroutine set debug.SetPanicOnFault. Watch tells when
+// another process is about to change it, and holds that process back.
 type Mapped struct {
-	mu   sync.Mutex
-	path string
-	mem  []byte // the whole mapping; nil after Close
-	t    *tensor.Dense
+	mu      sync.Mutex
+	path    string
+	f       *os.File // held open for the lease of Watch
+	mem     []byte   // the whole mapping; nil after Close
+	t       *tensor.Dense
+	changed chan struct{} // made by Watch
+	leased  bool
 }
 
 // MapNPY maps the .npy file at path into memory read-only and returns it.
@@ -65,15 +70,16 @@ func MapNPY(path string) (*Mapped, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
 	if size < 0 {
+		f.Close()
 		return nil, &dataError{file: path, msg: "is not a regular file and cannot be memory-mapped; use ReadNPY", off: -1}
 	}
 	m, err := mapNPY(f, size)
 	if err != nil {
+		f.Close()
 		return nil, inFile(path, err)
 	}
-	m.path = path
+	m.path, m.f = path, f
 	return m, nil
 }
 
@@ -203,8 +209,8 @@ func (m *Mapped) Dense() *tensor.Dense {
 	return m.t
 }
 
-// Close unmaps the file. The tensor returned by Dense must not be used
-// afterwards. Closing a Mapped that is already closed does nothing and
+// Close unmaps and closes the file, which releases the lease of Watch. The
+// tensor returned by Dense must not be used afterwards. Closing a Mapped that is already closed does nothing and
 // returns nil. The mapping is only released by Close, not by the garbage
 // collector.
 func (m *Mapped) Close() error {
@@ -215,6 +221,12 @@ func (m *Mapped) Close() error {
 	}
 	err := munmap(m.mem)
 	m.mem, m.t = nil, nil
+	// Closing the file releases the lease, after the unmapping: a process
+	// held back by it may truncate the file now.
+	if m.leased {
+		unwatch(m)
+	}
+	m.f.Close()
 	if err != nil {
 		return &dataError{file: m.path, msg: "unmapping", off: -1, cause: err}
 	}

@@ -36,6 +36,9 @@ type loaded struct {
 	rounding float64
 	known    *float64 // the game's value, when the generator knows it
 	release  func() error
+	mapped   bool            // --mmap
+	changed  <-chan struct{} // closed when the mapped file is about to change
+	watchErr error           // why the mapped file is not watched
 }
 
 // load reads or generates the job's matrix.
@@ -80,11 +83,12 @@ func (j *job) load() (*loaded, error) {
 		if err != nil {
 			return nil, err
 		}
-		l.a, l.release = mp.Dense(), mp.Close
+		l.a, l.release, l.mapped = mp.Dense(), mp.Close, true
 		if dt.Type != nil && l.a.Dtype() != dt {
 			mp.Close()
 			return nil, fmt.Errorf("%s: --mmap uses the file's own type, %s: drop --precision %s or --mmap", j.path, precisionName(l.a.Dtype()), precisionName(dt))
 		}
+		l.changed, l.watchErr = mp.Watch()
 		l.rounding = 0
 		return l, nil
 	}
@@ -138,6 +142,11 @@ func (j *job) run(ctx context.Context, rec solver.Recorder, log *slog.Logger) (*
 	bytes := float64(m) * float64(n) * float64(l.a.Dtype().Size())
 	log.Info("loaded matrix", "source", l.source, "m", m, "n", n, "precision", precisionName(l.a.Dtype()),
 		"seconds", round3(load.Seconds()), "MB/s", round3(bytes/1e6/load.Seconds()))
+	if l.watchErr != nil {
+		log.Warn("the mapped file is not protected: truncating it during the solve would crash this process", "reason", l.watchErr)
+	}
+	ctx, stopGuard := l.guard(ctx)
+	defer stopGuard()
 
 	game, err := solver.NewMatrixGame(l.a)
 	if err != nil {
@@ -155,7 +164,7 @@ func (j *job) run(ctx context.Context, rec solver.Recorder, log *slog.Logger) (*
 	s.Backend = backend
 	s.Recorder = rec
 	log.Info("solving", "algorithm", j.method.Name(), "device", backend.Name(), "threads", j.threads, "kernels", kernelsOf(backend), "target_relative_gap", s.RelGap)
-	res, err := solver.Solve(ctx, game, &s, j.method)
+	res, err := l.solve(func() (*solver.Result, error) { return solver.Solve(ctx, game, &s, j.method) })
 	if err != nil {
 		return nil, nil, err
 	}
@@ -183,7 +192,7 @@ func (j *job) run(ctx context.Context, rec solver.Recorder, log *slog.Logger) (*
 	if slices.Contains(methodFlags["setup"], j.method.Name()) {
 		out.Setup = map[tensorops.Setup]string{tensorops.Entropic: "entropic", tensorops.Euclidean: "euclidean"}[j.setup]
 	}
-	return out, res, nil
+	return out, res, l.changedErr(ctx)
 }
 
 // round3 keeps three decimals, for log lines.

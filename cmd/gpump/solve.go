@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -122,7 +123,8 @@ func solveAction(c *cli.Context) error {
 	defer outs.abort()
 
 	out, res, err := j.run(c.Context, outs.recorder(), log)
-	if err != nil {
+	var changed *inputChangedError
+	if err != nil && !errors.As(err, &changed) {
 		return err
 	}
 	out.RowStrategy, out.ColumnStrategy = res.Row, res.Column
@@ -141,6 +143,9 @@ func solveAction(c *cli.Context) error {
 	})
 	if err != nil {
 		return err
+	}
+	if changed != nil {
+		return changed
 	}
 	return statusError(res.Status)
 }
