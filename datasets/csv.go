@@ -38,12 +38,12 @@ const csvBuffer = 256 << 10
 // DecodeCSV for the accepted text, the dtype of the result and the
 // errors. Error messages name the file and the line.
 func ReadCSV(path string, opt *ReadOptions) (*tensor.Dense, error) {
-	dt, err := csvDtype(opt)
+	tg, err := resultTarget(opt)
 	if err != nil {
 		return nil, err
 	}
 	return readInput(path, "a csv file", func(f *os.File, size int64) (*tensor.Dense, error) {
-		return decodeCSV(f, size, dt)
+		return decodeCSV(f, size, tg)
 	})
 }
 
@@ -84,27 +84,18 @@ func ReadCSV(path string, opt *ReadOptions) (*tensor.Dense, error) {
 // not known (see DecodeNPY) the result grows as rows arrive, which can
 // take up to twice its final size for a while.
 func DecodeCSV(r io.Reader, opt *ReadOptions) (*tensor.Dense, error) {
-	dt, err := csvDtype(opt)
+	tg, err := resultTarget(opt)
 	if err != nil {
 		return nil, err
 	}
-	return decodeCSV(r, streamSize(r), dt)
+	return decodeCSV(r, streamSize(r), tg)
 }
 
-// csvDtype returns the dtype of a text file's result.
-func csvDtype(opt *ReadOptions) (tensor.Dtype, error) {
-	dt, err := resultDtype(opt)
-	if dt.Type == nil {
-		dt = tensor.Float64
+func decodeCSV(r io.Reader, size int64, tg target) (*tensor.Dense, error) {
+	if tg.dt == tensor.Float32 {
+		return parseCSV[float32](r, size, tg)
 	}
-	return dt, err
-}
-
-func decodeCSV(r io.Reader, size int64, dt tensor.Dtype) (*tensor.Dense, error) {
-	if dt == tensor.Float32 {
-		return parseCSV[float32](r, size, 32)
-	}
-	return parseCSV[float64](r, size, 64)
+	return parseCSV[float64](r, size, tg)
 }
 
 // csvParser holds the state of parseCSV.
@@ -124,11 +115,18 @@ type csvParser[T float] struct {
 	cols    int    // fields per row, 0 before the first row
 	rows    int
 	vals    []T
+	// narrow: text read as float32, scaled by scale, its range watched.
+	narrow bool
+	scale  float64
+	rng    range32
+	col    int // of the field being narrowed
 }
 
 // parseCSV reads a CSV stream of size bytes (-1 if unknown) into a
-// matrix of element type T, parsing numbers with the given bit size.
-func parseCSV[T float](r io.Reader, size int64, bits int) (*tensor.Dense, error) {
+// matrix of element type T, converted as tg says.
+func parseCSV[T float](r io.Reader, size int64, tg target) (*tensor.Dense, error) {
+	var zero T
+	bits := 8 * int(unsafe.Sizeof(zero))
 	bufSize := csvBuffer
 	if size >= 0 && size < csvBuffer {
 		bufSize = int(size) + 1
@@ -136,6 +134,7 @@ func parseCSV[T float](r io.Reader, size int64, bits int) (*tensor.Dense, error)
 	p := &csvParser[T]{br: bufio.NewReaderSize(r, bufSize), size: size, bits: bits, lineMax: csvLineLimit()}
 	limit, _ := entryLimit(bits / 8)
 	p.valsMax = int(min(limit, math.MaxInt/16))
+	p.narrow, p.scale = bits == 32, tg.scale()
 	for {
 		raw, err := p.nextLine()
 		if err == io.EOF {
@@ -173,6 +172,11 @@ func parseCSV[T float](r io.Reader, size int64, bits int) (*tensor.Dense, error)
 			if p.header > 0 && p.header != p.cols {
 				return nil, lineErr(p.hline, 0, fmt.Sprintf("header row has %d fields, the first row %d", p.header, p.cols))
 			}
+		}
+	}
+	if p.narrow {
+		if err := p.rng.err(p.scale); err != nil {
+			return nil, err
 		}
 	}
 	if p.rows == 0 {
@@ -335,6 +339,10 @@ func (p *csvParser[T]) row(s []byte) error {
 			return p.ragged(n)
 		}
 		v, err := parseNumber(f, p.bits)
+		if p.narrow {
+			p.col = j
+			v, err = p.narrowed(f, v, err)
+		}
 		if err != nil || v-v != 0 {
 			return p.badNumber(f, j, v, err)
 		}
@@ -370,9 +378,40 @@ func (p *csvParser[T]) badNumber(f []byte, j int, v float64, err error) error {
 	}
 	msg := fmt.Sprintf("non-finite entry %v at (%d, %d)", v, p.rows, j)
 	if err != nil {
-		msg = fmt.Sprintf("entry %s at (%d, %d) overflows float%d", clip(string(f)), p.rows, j, p.bits)
+		// Narrowed numbers that overflow float32 are a RangeError.
+		msg = fmt.Sprintf("entry %s at (%d, %d) overflows float64", clip(string(f)), p.rows, j)
 	}
 	return &dataError{msg: msg, line: p.line, col: j + 1, off: -1, kind: ErrNotFinite}
+}
+
+// narrowed returns the float32 value of the field f, which
+// parseNumber(f, 32) parsed to v with error err, scaled by p.scale, and
+// records its magnitude. A number that overflows float32 is recorded (the
+// read ends in a RangeError) and stored as 0; the magnitude of one that
+// float32 rounds to a subnormal or zero comes from its float64 value.
+func (p *csvParser[T]) narrowed(f []byte, v float64, err error) (float64, error) {
+	if p.scale == 1 && err == nil && math.Abs(v) >= minNormal32 {
+		p.rng.observe(v)
+		return v, nil
+	}
+	x, err64 := parseNumber(f, 64)
+	if err64 != nil || x-x != 0 {
+		return x, err64
+	}
+	p.rng.observe(x)
+	if p.scale != 1 {
+		// Rounded twice, through float64: the error stays within the
+		// bound of 2⁻²⁴ max|A| that float32 storage reports.
+		v = float64(float32(x * p.scale))
+	} else if err != nil {
+		v = math.Inf(1)
+	}
+	if math.IsInf(v, 0) {
+		p.rng.overflow(&dataError{msg: fmt.Sprintf("entry %s at (%d, %d) overflows float32", clip(string(f)), p.rows, p.col),
+			line: p.line, col: p.col + 1, off: -1, kind: ErrNotFinite})
+		return 0, nil
+	}
+	return v, nil
 }
 
 // grow makes room for more values when lineLeft unparsed bytes of the

@@ -282,7 +282,7 @@ func TestDecodeCSV(t *testing.T) {
 		{name: "infinity", in: "a,b\n1,-infinity\n", kind: ErrNotFinite, msg: "non-finite entry -Inf at (0, 1) at line 2, column 2"},
 		{name: "quoted nan", in: "\"nan\"\n", kind: ErrNotFinite, msg: "non-finite entry NaN at (0, 0) at line 1, column 1"},
 		{name: "overflow", in: "1,2\n3,1e999\n", kind: ErrNotFinite, msg: "entry 1e999 at (1, 1) overflows float64 at line 2, column 2"},
-		{name: "float32 overflow", in: "1e39\n", dt: f32, kind: ErrNotFinite, msg: "entry 1e39 at (0, 0) overflows float32 at line 1, column 1"},
+		{name: "float32 overflow", in: "1e39\n", dt: f32, kind: ErrNotFinite, msg: "entry 1e39 at (0, 0) overflows float32 at line 1, column 1: entries reach 1e+39: read them scaled (ReadScaled) or as float64"},
 		{name: "float32 nan", in: "1 NaN\n", dt: f32, kind: ErrNotFinite, msg: "non-finite entry NaN at (0, 1) at line 1, column 2"},
 	}
 	for _, tc := range tests {

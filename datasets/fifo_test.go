@@ -3,8 +3,10 @@
 package datasets
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -40,4 +42,26 @@ func TestReadNPYPipe(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkMatrixEquals(t, d, tensor.Float64, 300, 400, float64s(t, a))
+}
+
+// TestReadScaledPipe: from a FIFO, which cannot be read twice, ReadScaled
+// returns the RangeError.
+func TestReadScaledPipe(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "p.csv")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip(err)
+	}
+	go func() {
+		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err == nil {
+			f.WriteString("1e-50,2e-50\n")
+			f.Close()
+		}
+	}()
+	_, _, err := ReadScaled(fifo, &ReadOptions{DType: tensor.Float32})
+	var re *RangeError
+	if !errors.As(err, &re) || !strings.Contains(err.Error(), "cannot be read a second time") {
+		t.Errorf("error %v", err)
+	}
 }

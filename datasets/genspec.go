@@ -191,7 +191,10 @@ func GeneratorHelp(name string) string {
 // Generate returns the matrix s describes, of dtype dt (tensor.Float64 or
 // tensor.Float32): see the table of GenSpec. The fields that do not apply
 // to s.Name are ignored. Errors are those of ParseGenSpec's validation and
-// those of the generator, such as a uniform range that holds no float32.
+// those of the generator, such as a uniform range that holds no float32. A
+// Float32 matrix whose float64 one float32 cannot hold (an entry
+// overflows, or every entry lies below float32's normal range, 2⁻¹²⁶, where
+// rounding loses its relative precision) is refused.
 func Generate(dt tensor.Dtype, s GenSpec) (*tensor.Dense, error) {
 	if dt != tensor.Float64 && dt != tensor.Float32 {
 		return nil, fmt.Errorf("datasets: unsupported dtype %v: want float64 or float32", dt)
@@ -199,6 +202,45 @@ func Generate(dt tensor.Dtype, s GenSpec) (*tensor.Dense, error) {
 	if err := s.validate(); err != nil {
 		return nil, err
 	}
+	a, err := s.build(dt)
+	if err != nil || dt != tensor.Float32 {
+		return a, err
+	}
+	return a, s.checkRange32(a)
+}
+
+// checkRange32 refuses the float32 matrix a of s when its float64 matrix
+// does not fit float32's normal range (see RangeError): an entry that
+// overflows, or a largest entry below 2⁻¹²⁶, where rounding to float32 is
+// no longer within 2⁻²⁴ of it.
+func (s GenSpec) checkRange32(a *tensor.Dense) error {
+	m := 0.0
+	for _, v := range a.Data().([]float32) {
+		m = max(m, math.Abs(float64(v)))
+	}
+	if m >= minNormal32 && !math.IsInf(m, 0) {
+		return nil
+	}
+	// The float64 matrix tells what float32 lost.
+	a64, err := s.build(tensor.Float64)
+	if err != nil {
+		return err
+	}
+	m = 0
+	for _, v := range a64.Data().([]float64) {
+		m = max(m, math.Abs(v))
+	}
+	switch {
+	case m > math.MaxFloat32:
+		return fmt.Errorf("datasets: %s: entries reach %g and overflow float32 (at most %g): generate it as float64", s, m, math.MaxFloat32)
+	case m > 0 && m < minNormal32:
+		return fmt.Errorf("datasets: %s: entries are at most %g, below float32's normal range (%g): generate it as float64", s, m, minNormal32)
+	}
+	return nil
+}
+
+// build builds the matrix of the checked spec s.
+func (s GenSpec) build(dt tensor.Dtype) (*tensor.Dense, error) {
 	switch s.Name {
 	case "uniform":
 		return Uniform(dt, s.M, s.N, s.Lo, s.Hi, s.Seed)

@@ -67,6 +67,11 @@ type mtxHeader struct {
 	nnz        int // coordinate format: the number of entry lines
 	entries    int // the number of entries listed
 	sizeLine   int // line number of the size line
+	// narrow: values read as float32, scaled by scale, their range
+	// watched.
+	narrow bool
+	scale  float64
+	rng    range32
 }
 
 // ReadMTX reads the Matrix Market file at path and returns its matrix as a
@@ -75,12 +80,12 @@ type mtxHeader struct {
 // regular file caps what its size line may claim; a named pipe or a device
 // is read as a stream of unknown size.
 func ReadMTX(path string, opt *ReadOptions) (*tensor.Dense, error) {
-	dt, err := resultDtype(opt)
+	tg, err := resultTarget(opt)
 	if err != nil {
 		return nil, err
 	}
 	return readInput(path, "a Matrix Market file", func(f *os.File, size int64) (*tensor.Dense, error) {
-		return decodeMTX(f, size, dt)
+		return decodeMTX(f, size, tg)
 	})
 }
 
@@ -144,17 +149,18 @@ func ReadMTX(path string, opt *ReadOptions) (*tensor.Dense, error) {
 // overflows give an error matching ErrNotFinite that names the 0-based
 // (row, column) of the entry, as for ReadNPY.
 func DecodeMTX(r io.Reader, size int64, opt *ReadOptions) (*tensor.Dense, error) {
-	dt, err := resultDtype(opt)
+	tg, err := resultTarget(opt)
 	if err != nil {
 		return nil, err
 	}
 	if size < 0 {
 		size = streamSize(r)
 	}
-	return decodeMTX(r, size, dt)
+	return decodeMTX(r, size, tg)
 }
 
-func decodeMTX(r io.Reader, size int64, dt tensor.Dtype) (*tensor.Dense, error) {
+func decodeMTX(r io.Reader, size int64, tg target) (*tensor.Dense, error) {
+	dt := tg.dt
 	if dt.Type == nil {
 		dt = tensor.Float64
 	}
@@ -167,11 +173,15 @@ func decodeMTX(r io.Reader, size int64, dt tensor.Dtype) (*tensor.Dense, error) 
 	if err != nil {
 		return nil, err
 	}
+	h.narrow, h.scale = esize == 4, tg.scale()
 	var backing any
 	if esize == 4 {
 		backing, err = readMTXData[float32](s, h)
 	} else {
 		backing, err = readMTXData[float64](s, h)
+	}
+	if err == nil && h.narrow {
+		err = h.rng.err(h.scale)
 	}
 	if err != nil {
 		return nil, err
@@ -447,7 +457,7 @@ func readMTXCoordinate[T float](s *mtxScanner, h *mtxHeader, dst []T) error {
 				continue
 			}
 		}
-		x := T(1)
+		x := T(h.scale) // a pattern entry: 1
 		if want == 3 {
 			if x, err = mtxValue[T](h, tok, s.line, 3, i, j); err != nil {
 				return err
@@ -593,6 +603,15 @@ func mtxValue[T float](h *mtxHeader, tok []byte, line, col, i, j int) (T, error)
 		v, st = parseMTXInt(tok)
 	} else {
 		v, st = parseMTXReal(tok)
+	}
+	if h.narrow && st == numOK && v-v == 0 {
+		h.rng.observe(v)
+		x := T(v * h.scale)
+		if x-x != 0 { // a RangeError at the end
+			h.rng.overflow(&dataError{msg: fmt.Sprintf("entry %g at (%d, %d) overflows float32", v, i, j), line: line, col: col, off: -1, kind: ErrNotFinite})
+			return 0, nil
+		}
+		return x, nil
 	}
 	x := T(v)
 	if st == numOK && x-x == 0 {

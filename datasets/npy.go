@@ -32,7 +32,17 @@ type ReadOptions struct {
 	// value keeps float64 and float32 files in their own type and
 	// converts integer and bool files, and text files, to
 	// tensor.Float64.
+	//
+	// A float64 or text file read as Float32 must fit float32's normal
+	// range: a file with entries that overflow float32, or whose entries
+	// all lie below 2⁻¹²⁶ (where float32 rounds to subnormals or zero and
+	// its rounding is no longer within 2⁻²⁴ of the largest entry), gives a
+	// *RangeError. ReadScaled reads such files scaled instead.
 	DType tensor.Dtype
+	// Exp, with DType tensor.Float32, multiplies every entry by 2^Exp (in
+	// float64, exactly) before rounding it to float32, so that the result
+	// holds the file's matrix times 2^Exp. ReadScaled chooses it.
+	Exp int
 }
 
 // readChunk is the number of payload bytes read at a time: small enough
@@ -68,12 +78,12 @@ type number interface {
 // regular file caps what its header may claim; a named pipe or a device is
 // read as a stream of unknown size.
 func ReadNPY(path string, opt *ReadOptions) (*tensor.Dense, error) {
-	dt, err := resultDtype(opt)
+	tg, err := resultTarget(opt)
 	if err != nil {
 		return nil, err
 	}
 	return readInput(path, "an npy file", func(f *os.File, size int64) (*tensor.Dense, error) {
-		return decodeNPY(f, size, dt)
+		return decodeNPY(f, size, tg)
 	})
 }
 
@@ -104,26 +114,14 @@ func ReadNPY(path string, opt *ReadOptions) (*tensor.Dense, error) {
 // the result is Float32, gives an error matching ErrNotFinite that names
 // the first such entry in row-major order by (row, column).
 func DecodeNPY(r io.Reader, size int64, opt *ReadOptions) (*tensor.Dense, error) {
-	dt, err := resultDtype(opt)
+	tg, err := resultTarget(opt)
 	if err != nil {
 		return nil, err
 	}
 	if size < 0 {
 		size = streamSize(r)
 	}
-	return decodeNPY(r, size, dt)
-}
-
-// resultDtype returns the requested result dtype; the zero Dtype means
-// "decide from the file".
-func resultDtype(opt *ReadOptions) (tensor.Dtype, error) {
-	if opt == nil || opt.DType.Type == nil {
-		return tensor.Dtype{}, nil
-	}
-	if opt.DType == tensor.Float64 || opt.DType == tensor.Float32 {
-		return opt.DType, nil
-	}
-	return tensor.Dtype{}, fmt.Errorf("datasets: unsupported result dtype %v: want float64 or float32", opt.DType)
+	return decodeNPY(r, size, tg)
 }
 
 // streamSize returns the number of bytes left in r, or -1 if it cannot be
@@ -149,7 +147,8 @@ func streamSize(r io.Reader) int64 {
 	return -1
 }
 
-func decodeNPY(r io.Reader, size int64, dt tensor.Dtype) (*tensor.Dense, error) {
+func decodeNPY(r io.Reader, size int64, tg target) (*tensor.Dense, error) {
+	dt := tg.dt
 	h, err := readNPYHeader(r, size)
 	if err != nil {
 		return nil, err
@@ -173,9 +172,9 @@ func decodeNPY(r io.Reader, size int64, dt tensor.Dtype) (*tensor.Dense, error) 
 	}
 	var backing any
 	if dt == tensor.Float32 {
-		backing, err = readPayload[float32](r, h, known)
+		backing, err = readPayload[float32](r, h, known, tg.scale())
 	} else {
-		backing, err = readPayload[float64](r, h, known)
+		backing, err = readPayload[float64](r, h, known, 1)
 	}
 	if err != nil {
 		return nil, err
@@ -194,12 +193,19 @@ func decodeNPY(r io.Reader, size int64, dt tensor.Dtype) (*tensor.Dense, error) 
 // (a whole number of columns, see fortranChunk) is converted into a buffer
 // and scattered into the rows of the result. When the size is known, a
 // prefetcher reads the next chunk while the current one is processed.
-func readPayload[T float](r io.Reader, h *npyHeader, known bool) ([]T, error) {
+//
+// A float64 payload read as float32 is narrowed: its entries, multiplied by
+// scale (a power of two), are rounded to float32, and their range is
+// checked (see RangeError). Other conversions are scaled too.
+func readPayload[T float](r io.Reader, h *npyHeader, known bool, scale float64) ([]T, error) {
 	var zero T
 	osz := int(unsafe.Sizeof(zero))
 	isz := h.itemSize
 	total := h.count
-	direct := h.kind == 'f' && isz == osz
+	direct := h.kind == 'f' && isz == osz && scale == 1
+	narrow := h.kind == 'f' && isz == 8 && osz == 4
+	var rng range32
+	ovf := badEntry{rm: -1}
 	swap := isz > 1 && h.bigEndian != hostBigEndian
 	scatter := h.fortran && known
 
@@ -292,10 +298,36 @@ func readPayload[T float](r io.Reader, h *npyHeader, known bool) ([]T, error) {
 		if swap {
 			swapBytes(raw, isz)
 		}
-		if !direct {
+		if narrow {
+			src := unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(raw))), c)
+			if j := firstNonFinite(src); j >= 0 {
+				// NaN or ±Inf in the file itself.
+				if !h.fortran {
+					return nil, nonFiniteErr(h, k+j, src[j], 8)
+				}
+				scanBad(&bad, h, src, raw, k)
+			}
+			rng.observeAll(src)
+			for i, v := range src {
+				out[i] = T(v * scale)
+			}
+			if j := firstNonFinite(out); j >= 0 {
+				// Overflows of float32: the first in row-major order.
+				if h.fortran {
+					scanBad(&ovf, h, out, raw, k)
+				} else if ovf.rm < 0 {
+					ovf = badEntry{rm: k + j, pos: k + j, v: src[j]}
+				}
+			}
+		} else if !direct {
 			convert(out, raw, h.kind, isz)
+			if scale != 1 {
+				for i := range out {
+					out[i] = T(float64(out[i]) * scale)
+				}
+			}
 		}
-		if h.kind == 'f' {
+		if h.kind == 'f' && !narrow {
 			if j := firstNonFinite(out); j >= 0 {
 				if !h.fortran {
 					// The first bad entry of the stream is the first
@@ -312,6 +344,14 @@ func readPayload[T float](r io.Reader, h *npyHeader, known bool) ([]T, error) {
 	}
 	if bad.rm >= 0 {
 		return nil, nonFiniteErr(h, bad.pos, bad.v, osz)
+	}
+	if narrow {
+		if ovf.rm >= 0 {
+			rng.overflow(nonFiniteErr(h, ovf.pos, ovf.v, osz).(*dataError))
+		}
+		if err := rng.err(scale); err != nil {
+			return nil, err
+		}
 	}
 	if h.fortran && !known {
 		rm := makeFloats[T](total)

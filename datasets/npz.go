@@ -46,7 +46,7 @@ const npzListMax = 10
 // about a member, the member ("datasets: x.npz: member a.npy: ..."). The
 // file must be a regular file (zip archives are read from their end).
 func ReadNPZ(path string, opt *ReadOptions) (*tensor.Dense, error) {
-	dt, err := resultDtype(opt)
+	tg, err := resultTarget(opt)
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +55,7 @@ func ReadNPZ(path string, opt *ReadOptions) (*tensor.Dense, error) {
 		return nil, err
 	}
 	defer f.Close()
-	t, err := decodeNPZ(f, size, keyOf(opt), dt)
+	t, err := decodeNPZ(f, size, keyOf(opt), tg)
 	if err != nil {
 		return nil, inFile(path, err)
 	}
@@ -65,14 +65,14 @@ func ReadNPZ(path string, opt *ReadOptions) (*tensor.Dense, error) {
 // DecodeNPZ is ReadNPZ for an archive of size bytes read from r. Error
 // messages name the member but no file.
 func DecodeNPZ(r io.ReaderAt, size int64, opt *ReadOptions) (*tensor.Dense, error) {
-	dt, err := resultDtype(opt)
+	tg, err := resultTarget(opt)
 	if err != nil {
 		return nil, err
 	}
 	if size < 0 {
 		return nil, fmt.Errorf("datasets: negative archive size %d", size)
 	}
-	return decodeNPZ(r, size, keyOf(opt), dt)
+	return decodeNPZ(r, size, keyOf(opt), tg)
 }
 
 // NPZMembers returns the names of the members of the .npz archive at
@@ -205,7 +205,7 @@ func selectMember(fs []*zip.File, key string) (*zip.File, error) {
 }
 
 // decodeNPZ reads the member key of the archive of size bytes in r.
-func decodeNPZ(r io.ReaderAt, size int64, key string, dt tensor.Dtype) (*tensor.Dense, error) {
+func decodeNPZ(r io.ReaderAt, size int64, key string, tg target) (*tensor.Dense, error) {
 	zr, err := openZip(r, size)
 	if err != nil {
 		return nil, err
@@ -214,7 +214,7 @@ func decodeNPZ(r io.ReaderAt, size int64, key string, dt tensor.Dtype) (*tensor.
 	if err != nil {
 		return nil, err
 	}
-	t, err := decodeMember(f, size, dt)
+	t, err := decodeMember(f, size, tg)
 	if err != nil {
 		var de *dataError
 		if !errors.As(err, &de) {
@@ -222,12 +222,13 @@ func decodeNPZ(r io.ReaderAt, size int64, key string, dt tensor.Dtype) (*tensor.
 			if corruptZip(err) {
 				de.kind = ErrFormat
 			}
+			err = de
 		}
 		if de.kind == nil && corruptZip(de.cause) {
 			de.kind = ErrFormat
 		}
 		de.file = "member " + clip(f.Name)
-		return nil, de
+		return nil, err // a *RangeError keeps its type
 	}
 	return t, nil
 }
@@ -235,7 +236,7 @@ func decodeNPZ(r io.ReaderAt, size int64, key string, dt tensor.Dtype) (*tensor.
 // decodeMember checks the sizes that the headers of member f of an
 // archive of size bytes claim, then decodes its .npy data and checks
 // that the rest of the member matches its checksum.
-func decodeMember(f *zip.File, size int64, dt tensor.Dtype) (*tensor.Dense, error) {
+func decodeMember(f *zip.File, size int64, tg target) (*tensor.Dense, error) {
 	if f.Flags&1 != 0 {
 		return nil, formatErr(-1, "is encrypted")
 	}
@@ -266,7 +267,7 @@ func decodeMember(f *zip.File, size int64, dt tensor.Dtype) (*tensor.Dense, erro
 		return nil, &dataError{msg: "opening", off: -1, cause: err}
 	}
 	defer rc.Close()
-	t, err := decodeNPY(rc, int64(usize), dt)
+	t, err := decodeNPY(rc, int64(usize), tg)
 	if err != nil {
 		return nil, err
 	}

@@ -56,7 +56,7 @@ func inFile(path string, err error) error {
 		} else {
 			de.file = path + ": " + de.file
 		}
-		return de
+		return err // a *RangeError keeps its type
 	}
 	return fmt.Errorf("datasets: %s: %w", path, err)
 }

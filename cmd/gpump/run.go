@@ -35,10 +35,12 @@ type loaded struct {
 	// generator, whose float32 matrix is its float64 one rounded), else 0.
 	rounding float64
 	known    *float64 // the game's value, when the generator knows it
+	exp      int      // a stores the file's matrix times 2^exp (see scale.go)
 	release  func() error
 	mapped   bool            // --mmap
 	changed  <-chan struct{} // closed when the mapped file is about to change
 	watchErr error           // why the mapped file is not watched
+	notes    []string        // what was assumed about the input, for the log
 }
 
 // load reads or generates the job's matrix.
@@ -94,8 +96,11 @@ func (j *job) load() (*loaded, error) {
 	}
 	opt := j.read
 	opt.Format = format
-	if l.a, err = datasets.Read(j.path, &opt); err != nil {
-		return nil, err
+	if l.a, l.exp, err = datasets.ReadScaled(j.path, &opt); err != nil {
+		return nil, rangeHint(j.path, err)
+	}
+	if l.exp != 0 {
+		l.notes = append(l.notes, fmt.Sprintf("float32 cannot hold the file's entries as they are: stored times 2^%d, results in the file's units", l.exp))
 	}
 	return l, nil
 }
@@ -142,6 +147,9 @@ func (j *job) run(ctx context.Context, rec solver.Recorder, log *slog.Logger) (*
 	bytes := float64(m) * float64(n) * float64(l.a.Dtype().Size())
 	log.Info("loaded matrix", "source", l.source, "m", m, "n", n, "precision", precisionName(l.a.Dtype()),
 		"seconds", round3(load.Seconds()), "MB/s", round3(bytes/1e6/load.Seconds()))
+	for _, note := range l.notes {
+		log.Info(note)
+	}
 	if l.watchErr != nil {
 		log.Warn("the mapped file is not protected: truncating it during the solve would crash this process", "reason", l.watchErr)
 	}
@@ -162,12 +170,14 @@ func (j *job) run(ctx context.Context, rec solver.Recorder, log *slog.Logger) (*
 	defer closeBackend()
 	s := j.s
 	s.Backend = backend
-	s.Recorder = rec
+	s.Recorder = l.recorder(rec)
+	method := l.scaleSettings(&s, j.method)
 	log.Info("solving", "algorithm", j.method.Name(), "device", backend.Name(), "threads", j.threads, "kernels", kernelsOf(backend), "target_relative_gap", s.RelGap)
-	res, err := l.solve(func() (*solver.Result, error) { return solver.Solve(ctx, game, &s, j.method) })
+	res, err := l.solve(func() (*solver.Result, error) { return solver.Solve(ctx, game, &s, method) })
 	if err != nil {
 		return nil, nil, err
 	}
+	l.unscaleResult(res)
 	log.Info("finished", "status", res.Status.String(), "gap", res.Gap, "relative_gap", res.RelGap,
 		"iterations", res.Iterations, "seconds", round3(res.Runtime.Seconds()))
 	out := &solveOutput{
@@ -183,6 +193,7 @@ func (j *job) run(ctx context.Context, rec solver.Recorder, log *slog.Logger) (*
 		Device: backend.Name(), Threads: j.threads, Kernels: kernelsOf(backend),
 		RoundingBound: l.rounding * game.MaxAbs(), TargetAbsoluteGap: s.AbsGap,
 	}
+	l.unscaleOutput(out)
 	if s.Oracle == solver.Sampled {
 		out.Batch = s.Batch
 		if out.Batch == 0 {
