@@ -61,11 +61,13 @@ func ReadCSV(path string, opt *ReadOptions) (*tensor.Dense, error) {
 // "-2.5", "1e-3", ".5", "0x1p-2").
 //
 // The first line that is not skipped is a header row, and is skipped
-// too, if one of its non-empty fields is not a number: "a,b,c", "x, 2020"
-// or ",c0,c1", but also a first row with a typo such as "1,2x,3". Its
-// separator is found by the same rule, on its own, and it must have as
-// many fields as the rows. There is no way to have a header row of
-// numbers skipped: remove it, or make it a comment.
+// too, if none of its non-empty fields is a number: "a,b,c" or ",c0,c1"
+// (ReadOptions.Note hears of it). A first line that mixes numbers and text,
+// such as "1,2x,3" or "x, 2020", is an error matching ErrFormat: a typo in
+// the first row would otherwise drop it silently. The header's separator
+// is found by the same rule, on its own, and it must have as many fields
+// as the rows. There is no way to have a header row of numbers skipped:
+// remove it, or make it a comment.
 //
 // Every row must have as many fields as the first. A ragged row, an empty
 // or unparsable field, a line longer than 1 GiB (or a sixteenth of the
@@ -120,6 +122,7 @@ type csvParser[T float] struct {
 	scale  float64
 	rng    range32
 	col    int // of the field being narrowed
+	note   func(string)
 }
 
 // parseCSV reads a CSV stream of size bytes (-1 if unknown) into a
@@ -134,7 +137,7 @@ func parseCSV[T float](r io.Reader, size int64, tg target) (*tensor.Dense, error
 	p := &csvParser[T]{br: bufio.NewReaderSize(r, bufSize), size: size, bits: bits, lineMax: csvLineLimit()}
 	limit, _ := entryLimit(bits / 8)
 	p.valsMax = int(min(limit, math.MaxInt/16))
-	p.narrow, p.scale = bits == 32, tg.scale()
+	p.narrow, p.scale, p.note = bits == 32, tg.scale(), tg.note
 	for {
 		raw, err := p.nextLine()
 		if err == io.EOF {
@@ -158,8 +161,15 @@ func parseCSV[T float](r io.Reader, size int64, tg target) (*tensor.Dense, error
 			p.comma = bytes.IndexByte(s, ',') >= 0
 			if p.hline == 0 {
 				p.hline = p.line
-				if n, ok := p.headerFields(s); ok {
+				n, ok, err := p.headerFields(s)
+				if err != nil {
+					return nil, err
+				}
+				if ok {
 					p.header = n
+					if p.note != nil {
+						p.note(fmt.Sprintf("line %d is a header row, skipped: %s", p.line, clip(string(s))))
+					}
 					continue
 				}
 			}
@@ -302,22 +312,33 @@ func parseNumber(f []byte, bits int) (float64, error) {
 	return strconv.ParseFloat(unsafe.String(unsafe.SliceData(f), len(f)), bits)
 }
 
-// headerFields reports whether the first line s is a header row: one of
-// its non-empty fields is not a number. n is its number of fields.
-func (p *csvParser[T]) headerFields(s []byte) (n int, ok bool) {
+// headerFields reports whether the first line s is a header row: it has
+// non-empty fields and none of them is a number. n is its number of
+// fields. A line that mixes numbers and text is neither a header nor a
+// row: the error names its first text field, most likely a typo.
+func (p *csvParser[T]) headerFields(s []byte) (n int, ok bool, err error) {
+	numbers, text, textCol := 0, []byte(nil), 0
 	for pos := 0; pos >= 0; n++ {
 		f, next, bad := nextField(s, pos, p.comma)
 		if bad != "" {
-			return 0, false // row reports it
+			return 0, false, nil // row reports it
 		}
 		if len(f) > 0 {
-			if _, err := parseNumber(f, 64); err != nil && !errors.Is(err, strconv.ErrRange) {
-				ok = true
+			if _, err := parseNumber(f, 64); err == nil || errors.Is(err, strconv.ErrRange) {
+				numbers++
+			} else if text == nil {
+				text, textCol = f, n+1
 			}
 		}
 		pos = next
 	}
-	return n, ok
+	switch {
+	case text == nil:
+		return n, false, nil
+	case numbers > 0:
+		return 0, false, lineErr(p.line, textCol, fmt.Sprintf("the first row mixes numbers and text (%q): a header row has no numbers and a data row no text; fix it, or make it a comment with '#'", clip(string(text))))
+	}
+	return n, true, nil
 }
 
 // row parses the data row s, found on line p.line.

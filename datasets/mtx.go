@@ -174,6 +174,9 @@ func decodeMTX(r io.Reader, size int64, tg target) (*tensor.Dense, error) {
 		return nil, err
 	}
 	h.narrow, h.scale = esize == 4, tg.scale()
+	if h.field == mtxPattern && tg.note != nil {
+		tg.note("pattern entries read as 1, the entries not listed as 0")
+	}
 	var backing any
 	if esize == 4 {
 		backing, err = readMTXData[float32](s, h)

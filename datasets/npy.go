@@ -43,6 +43,10 @@ type ReadOptions struct {
 	// float64, exactly) before rounding it to float32, so that the result
 	// holds the file's matrix times 2^Exp. ReadScaled chooses it.
 	Exp int
+	// Note, when not nil, hears in one sentence of each assumption a
+	// reader makes about the file: a skipped CSV header row, bool entries
+	// read as 0 and 1, Matrix Market pattern entries read as 1.
+	Note func(string)
 }
 
 // readChunk is the number of payload bytes read at a time: small enough
@@ -164,6 +168,9 @@ func decodeNPY(r io.Reader, size int64, tg target) (*tensor.Dense, error) {
 		if h.kind == 'f' && h.itemSize == 4 {
 			dt = tensor.Float32
 		}
+	}
+	if h.kind == 'b' && tg.note != nil {
+		tg.note("bool entries read as 0 (false) and 1 (true)")
 	}
 	known := size >= 0
 	if limit, why := entryLimit(int(dt.Size())); !known && int64(h.count) > limit {

@@ -22,15 +22,20 @@ type target struct {
 	// exp scales a Float32 result: every entry is multiplied by 2^exp, in
 	// float64, before it is rounded to float32.
 	exp int
+	// note hears of what the reader assumed, or is nil.
+	note func(string)
 }
 
 // resultTarget returns the conversion opt asks for.
 func resultTarget(opt *ReadOptions) (target, error) {
-	if opt == nil || opt.DType.Type == nil {
-		if opt != nil && opt.Exp != 0 {
+	if opt == nil {
+		return target{}, nil
+	}
+	if opt.DType.Type == nil {
+		if opt.Exp != 0 {
 			return target{}, fmt.Errorf("datasets: Exp %d without DType Float32", opt.Exp)
 		}
-		return target{}, nil
+		return target{note: opt.Note}, nil
 	}
 	switch {
 	case opt.DType != tensor.Float64 && opt.DType != tensor.Float32:
@@ -40,7 +45,7 @@ func resultTarget(opt *ReadOptions) (target, error) {
 	case opt.Exp < -1100 || opt.Exp > 1100:
 		return target{}, fmt.Errorf("datasets: Exp %d out of range", opt.Exp)
 	}
-	return target{dt: opt.DType, exp: opt.Exp}, nil
+	return target{dt: opt.DType, exp: opt.Exp, note: opt.Note}, nil
 }
 
 // scale returns 2^exp.

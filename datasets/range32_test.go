@@ -110,3 +110,35 @@ func TestGenerateRange32(t *testing.T) {
 		}
 	}
 }
+
+// TestReadNotes: the readers say what they assumed: a skipped header row,
+// bool entries as 0 and 1, pattern entries as 1; nothing for plain files.
+func TestReadNotes(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"h.csv":   "a,b\n1,2\n",
+		"p.mtx":   "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 2\n",
+		"b.npy":   string(npyHeaderBytes("|b1", false, 1, 2)) + "\x01\x00",
+		"n.csv":   "1,2\n3,4\n",
+		"r.mtx":   "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 3\n",
+		"f.npy":   string(npyHeaderBytes("<f8", false, 1, 1)) + "\x00\x00\x00\x00\x00\x00\xf0\x3f",
+		"hdr.tsv": "# comment\nx\ty\n1\t2\n",
+	}
+	want := map[string]string{
+		"h.csv": "line 1 is a header row, skipped: a,b", "p.mtx": "pattern entries read as 1, the entries not listed as 0",
+		"b.npy": "bool entries read as 0 (false) and 1 (true)", "hdr.tsv": "line 2 is a header row, skipped: x\ty",
+	}
+	for name, text := range files {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var notes []string
+		if _, err := Read(path, &ReadOptions{Note: func(s string) { notes = append(notes, s) }}); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if strings.Join(notes, "|") != want[name] {
+			t.Errorf("%s: notes %q, want %q", name, notes, want[name])
+		}
+	}
+}

@@ -44,6 +44,7 @@ func main() {
 // printed once, to stderr.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
+	app.Metadata = map[string]any{"args": args}
 	err := app.RunContext(ctx, interspersed(app, args))
 	var st exitStatus
 	var ie *interruptedError
@@ -135,10 +136,17 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	for _, cmd := range app.Commands {
 		// A mistyped flag is one line pointing at the help, not the whole
 		// help page.
-		cmd.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
-			msg := strings.TrimPrefix(err.Error(), "flag provided but not defined: -")
-			if msg != err.Error() {
-				msg = "unknown flag --" + msg
+		cmd.OnUsageError = func(c *cli.Context, err error, _ bool) error {
+			msg := err.Error()
+			args := c.App.Metadata["args"]
+			if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+				return unknownFlag(cmd.Name, name, args)
+			}
+			// "invalid value "5" for flag -time-limit: parse error"
+			if k := strings.Index(msg, " for flag -"); k >= 0 {
+				rest := msg[k+len(" for flag -"):]
+				name, tail, _ := strings.Cut(rest, ":")
+				msg = msg[:k] + " for " + typedFlag(name, args) + ":" + tail
 			}
 			if strings.Contains(msg, "time-limit") {
 				msg += " (a duration has a unit: 90s, 5m, 1h30m)"
@@ -147,4 +155,30 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		}
 	}
 	return app
+}
+
+// typedFlag returns the flag name as it was typed in args, with one dash
+// or two; "--name" if it is not found there.
+func typedFlag(name string, args any) string {
+	list, _ := args.([]string)
+	for _, a := range list {
+		if a == "--" {
+			break
+		}
+		if n, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "="); n == name && strings.HasPrefix(a, "-") {
+			typed, _, _ := strings.Cut(a, "=")
+			return typed
+		}
+	}
+	return "--" + name
+}
+
+// unknownFlag is the error for the flag name that cmd does not define,
+// spelled as it was typed.
+func unknownFlag(cmd, name string, args any) error {
+	typed := typedFlag(name, args)
+	if !strings.HasPrefix(typed, "--") && strings.ContainsAny(name, "./") {
+		return fmt.Errorf("unknown flag %s: a file whose name starts with a dash goes after --: gpump %s -- %s", typed, cmd, typed)
+	}
+	return fmt.Errorf("unknown flag %s (see gpump %s --help)", typed, cmd)
 }

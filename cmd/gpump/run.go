@@ -96,6 +96,7 @@ func (j *job) load() (*loaded, error) {
 	}
 	opt := j.read
 	opt.Format = format
+	opt.Note = func(s string) { l.notes = append(l.notes, s) }
 	if l.a, l.exp, err = datasets.ReadScaled(j.path, &opt); err != nil {
 		return nil, rangeHint(j.path, err)
 	}
