@@ -29,7 +29,8 @@ func batchCommand() *cli.Command {
 	flags := []cli.Flag{
 		&cli.StringFlag{Name: "manifest", Usage: "read instances from this file, one per line (see above)"},
 		&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: 1, Usage: "instances solved at once; the threads are split between them"},
-		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the JSON lines to this file", DefaultText: "stdout"},
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the JSON lines to this file (- for standard output)", DefaultText: "a line per instance on a terminal, else JSON lines, on standard output"},
+		&cli.BoolFlag{Name: "json", Usage: "write JSON lines to standard output even when it is a terminal"},
 		&cli.BoolFlag{Name: "resume", Usage: "append to --output, skipping the instances it already holds a result for"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no log lines and no summary table on stderr"},
 		&cli.StringFlag{Name: "log-format", Value: "text", Usage: "log lines on stderr: text or json"},
@@ -142,6 +143,7 @@ func batchAction(c *cli.Context) error {
 
 	var done map[string]int
 	out := c.App.Writer
+	human := path == "" && c.String("output") != "-" && !c.Bool("json") && isTerminal(out)
 	if path != "" {
 		flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
 		if c.Bool("resume") {
@@ -172,6 +174,9 @@ func batchAction(c *cli.Context) error {
 		if err != nil { // only NaN could do this, and gaps are never NaN
 			l = &batchLine{Instance: l.Instance, Index: l.Index, Status: "error", Error: err.Error()}
 			b, _ = marshalLine(l)
+		}
+		if human {
+			b = []byte(summaryLine(l))
 		}
 		mu.Lock()
 		defer mu.Unlock()
@@ -295,7 +300,7 @@ func solveInstance(ctx context.Context, c *cli.Context, in *instance, threads in
 	if _, ok := g.lineValue("threads"); !ok {
 		j.threads = threads
 	}
-	out, _, err := j.run(ctx, nil, slog.New(slog.DiscardHandler))
+	out, _, err := j.run(ctx, newProgressLog(log, "instance", in.name), slog.New(slog.DiscardHandler))
 	var ie *interruptedError
 	if errors.As(err, &ie) {
 		// Not a failure of the instance: --resume runs it again.

@@ -1,10 +1,15 @@
 package main
 
 import (
+	"bytes"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/gpump/gpump/solver"
 )
 
 // TestFlagsAsTyped: an unknown or bad flag is named as it was typed, and a
@@ -60,5 +65,38 @@ func TestAssumptions(t *testing.T) {
 		if code != exitOK || strings.Count(stderr, note) != 1 {
 			t.Errorf("%s: exit %d, log %q lacks %q", file, code, stderr, note)
 		}
+	}
+}
+
+// TestProgressFits: the progress line fits every width, keeps a whole bar
+// or none, and drops the least useful parts first.
+func TestProgressFits(t *testing.T) {
+	p := &progress{s: &solver.Settings{RelGap: 1e-4, MaxIterations: 100000}}
+	r := &solver.Record{Iteration: 12345, Evaluations: 24690, RelGap: 3.21e-3, Elapsed: 7 * time.Second}
+	p.est.observe(&solver.Record{Iteration: 6000, RelGap: 6.5e-3})
+	for width := 10; width <= 200; width++ {
+		line := fitLine(p.parts(r, width < 60), width)
+		open, closed := strings.Count(line, "["), strings.Count(line, "]")
+		if len(line) > width || open != closed || !strings.HasPrefix(line, "iter 12345"[:min(10, width)]) ||
+			width >= 40 && !strings.Contains(line, "rel gap 0.00321/0.0001") && !strings.Contains(line, "rel gap 0.00321 (target 0.0001)") {
+			t.Errorf("width %d: %q", width, line)
+		}
+		if width >= 80 && (open != 1 || !strings.Contains(line, "rel gap 0.00321 (target 0.0001)") || !strings.Contains(line, "left")) {
+			t.Errorf("width %d: %q lacks the bar, the gap or the time left", width, line)
+		}
+	}
+}
+
+// TestProgressLog: without a terminal, a progress line every logEvery.
+func TestProgressLog(t *testing.T) {
+	var buf bytes.Buffer
+	p := newProgressLog(slog.New(slog.NewTextHandler(&buf, nil)), "instance", "a.npy")
+	p.Init(&solver.Info{Settings: &solver.Settings{RelGap: 1e-4}})
+	for s := range 23 {
+		p.Record(&solver.Record{Iteration: s * 100, RelGap: 1 / float64(s+1), Elapsed: time.Duration(s) * time.Second})
+	}
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if len(lines) != 4 || !strings.Contains(lines[0], "msg=progress instance=a.npy iteration=500") || !strings.Contains(lines[3], "iteration=2000") {
+		t.Errorf("%d lines:\n%s", len(lines), buf.String())
 	}
 }

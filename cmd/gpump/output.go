@@ -23,20 +23,24 @@ import (
 // or not at all.
 type outputs struct {
 	result     string // --output; "" for standard output
+	human      bool   // a summary on standard output, a terminal
 	strategies string
 	trace      *traceRecorder
 	plot       *plotRecorder
-	prog       *progress
+	prog       solver.Recorder // the progress bar or log lines, or nil
 }
 
 // planOutputs checks the outputs the flags ask for; inputs are the files
-// the command reads. prog, when not nil, is the progress bar; recorder
+// the command reads. prog, when not nil, shows the progress; recorder
 // includes it.
-func planOutputs(c *cli.Context, prog *progress, inputs fileList) (*outputs, error) {
+func planOutputs(c *cli.Context, prog solver.Recorder, inputs fileList) (*outputs, error) {
 	if c.Int("trace-every") < 1 {
 		return nil, fmt.Errorf("--trace-every must be at least 1, got %d", c.Int("trace-every"))
 	}
 	o := &outputs{prog: prog, result: c.String("output"), strategies: c.String("strategies")}
+	// JSON for programs, a summary for people: on a terminal, unless
+	// --json or -o - asks for the JSON there.
+	o.human = isTerminal(c.App.Writer) && !c.Bool("json") && o.result != "-"
 	if o.result == "-" {
 		o.result = ""
 	}
@@ -154,7 +158,11 @@ func (o *outputs) finish(c *cli.Context, log *slog.Logger, title string, v any, 
 		}
 	}
 	if o.result == "" {
-		if err := writeJSON(c.App.Writer, v); err != nil {
+		write := writeJSON
+		if o.human {
+			write = func(w io.Writer, v any) error { return writeSummary(w, v, "") }
+		}
+		if err := write(c.App.Writer, v); err != nil {
 			return fmt.Errorf("writing the result: %w", err)
 		}
 		return errors.Join(failed...)
@@ -163,5 +171,8 @@ func (o *outputs) finish(c *cli.Context, log *slog.Logger, title string, v any, 
 		return errors.Join(append([]error{err}, failed...)...)
 	}
 	log.Info("wrote result", "file", o.result)
+	if o.human {
+		writeSummary(c.App.Writer, v, o.result)
+	}
 	return errors.Join(failed...)
 }

@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"math"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -62,28 +64,29 @@ const progressEvery = 100 * time.Millisecond
 
 // progress draws a one-line progress bar: iteration, gap against its
 // target, iterations per second, and the time left, estimated from the
-// limits and from the recent rate of decrease of the gap.
+// limits and from the recent rate of decrease of the gap. The line is
+// fitted to the terminal's width at each redraw: the bar shrinks, then the
+// least useful parts go.
 type progress struct {
-	w    io.Writer
-	s    *solver.Settings
-	last time.Time
-	line strings.Builder
-	// The gap at iteration mark, about half the current iteration, gives
-	// the exponent of its recent decrease: gap ∝ t^-slope.
-	mark    int
-	markGap float64
-	drawn   bool
-	width   int // of the terminal: a longer line would wrap and scroll
+	w     io.Writer
+	s     *solver.Settings
+	last  time.Time
+	est   estimator
+	drawn bool
+	width func() int // of the terminal: a longer line would wrap and scroll
 }
 
 var _ solver.Recorder = (*progress)(nil)
 
 // newProgress draws on w, a terminal, within its width.
 func newProgress(w io.Writer) *progress {
-	p := &progress{w: w, width: 80}
+	p := &progress{w: w, width: func() int { return 80 }}
 	if f, ok := w.(*os.File); ok {
-		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 20 {
-			p.width = cols
+		p.width = func() int {
+			if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
+				return cols
+			}
+			return 80
 		}
 	}
 	return p
@@ -97,68 +100,135 @@ func (p *progress) Init(info *solver.Info) error {
 
 // Record implements solver.Recorder.
 func (p *progress) Record(r *solver.Record) error {
-	if r.Iteration >= 2*p.mark && r.RelGap > 0 && !math.IsInf(r.RelGap, 0) {
-		p.mark, p.markGap = max(r.Iteration, 1), r.RelGap
-	}
+	p.est.observe(r)
 	now := time.Now()
 	if now.Sub(p.last) < progressEvery {
 		return nil
 	}
 	p.last = now
-	p.draw(r)
+	w := p.width() - 1
+	io.WriteString(p.w, "\r"+fitLine(p.parts(r, w < 60), w)+"\x1b[K")
+	p.drawn = true
 	return nil
 }
 
-func (p *progress) draw(r *solver.Record) {
-	b := &p.line
-	b.Reset()
-	b.WriteString("\r")
-	fmt.Fprintf(b, "iter %d  evals %d  rel gap %.3g", r.Iteration, r.Evaluations, r.RelGap)
+// barPart stands for the bar in a line's parts: it takes the room left.
+const barPart = "\x00bar"
+
+// parts returns the pieces of the progress line, most useful first, and
+// the bar's filled fraction after barPart; short ones for a narrow
+// terminal.
+func (p *progress) parts(r *solver.Record, short bool) []string {
+	target := ""
 	if p.s != nil && p.s.RelGap > 0 {
-		fmt.Fprintf(b, " (target %.3g)", p.s.RelGap)
+		target = fmt.Sprintf(" (target %.3g)", p.s.RelGap)
+		if short {
+			target = fmt.Sprintf("/%.3g", p.s.RelGap)
+		}
 	}
+	parts := []string{
+		fmt.Sprintf("iter %d", r.Iteration),
+		fmt.Sprintf("rel gap %.3g", r.RelGap) + target,
+	}
+	frac, left := p.est.estimate(r, p.s)
+	parts = append(parts, barPart+strconv.FormatFloat(frac, 'g', -1, 64))
+	if !math.IsInf(left, 0) && left >= 0 {
+		parts = append(parts, fmt.Sprintf("~%s left", (time.Duration(left*1e9)).Round(time.Second)))
+	}
+	if secs := r.Elapsed.Seconds(); secs > 0 && r.Iteration > 0 {
+		parts = append(parts, fmt.Sprintf("%.4g it/s", float64(r.Iteration)/secs))
+	}
+	return append(parts, fmt.Sprintf("evals %d", r.Evaluations))
+}
+
+// fitLine joins the parts with two spaces within width columns (the parts
+// are ASCII): the bar, between 10 and 30 columns wide, takes the room the
+// others leave, and parts are dropped from the end until the line fits. A
+// line too narrow for even the first part is cut.
+func fitLine(parts []string, width int) string {
+	const minBar, maxBar = 10, 30
+	for n := len(parts); n >= 1; n-- {
+		used, bar := 2*(n-1), -1.0
+		for _, s := range parts[:n] {
+			if f, ok := strings.CutPrefix(s, barPart); ok {
+				bar, _ = strconv.ParseFloat(f, 64)
+				used += 2 // the brackets
+				continue
+			}
+			used += len(s)
+		}
+		room := width - used
+		if bar >= 0 && room < minBar || room < 0 {
+			continue
+		}
+		var b strings.Builder
+		for k, s := range parts[:n] {
+			if k > 0 {
+				b.WriteString("  ")
+			}
+			if _, ok := strings.CutPrefix(s, barPart); ok {
+				w := min(room, maxBar)
+				fill := min(max(int(bar*float64(w)), 0), w)
+				b.WriteString("[" + strings.Repeat("=", fill) + strings.Repeat(" ", w-fill) + "]")
+				continue
+			}
+			b.WriteString(s)
+		}
+		return b.String()
+	}
+	return parts[0][:min(len(parts[0]), max(width, 0))]
+}
+
+// estimator estimates the share of the nearest limit used and the time
+// left, from the limits and from the recent rate of decrease of the gap.
+type estimator struct {
+	// The gap at iteration mark, about half the current iteration, gives
+	// the exponent of its recent decrease: gap ∝ t^-slope.
+	mark    int
+	markGap float64
+}
+
+func (e *estimator) observe(r *solver.Record) {
+	if r.Iteration >= 2*e.mark && r.RelGap > 0 && !math.IsInf(r.RelGap, 0) {
+		e.mark, e.markGap = max(r.Iteration, 1), r.RelGap
+	}
+}
+
+// estimate returns the share of the nearest limit used so far and the
+// seconds left (+Inf when unknown).
+func (e *estimator) estimate(r *solver.Record, s *solver.Settings) (frac, left float64) {
 	secs := r.Elapsed.Seconds()
-	if secs > 0 && r.Iteration > 0 {
-		fmt.Fprintf(b, "  %.4g it/s", float64(r.Iteration)/secs)
-	}
-	// The share of the nearest limit used so far.
-	frac := 0.0
-	if p.s != nil {
-		if p.s.MaxIterations > 0 {
-			frac = max(frac, float64(r.Iteration)/float64(p.s.MaxIterations))
+	if s != nil {
+		if s.MaxIterations > 0 {
+			frac = max(frac, float64(r.Iteration)/float64(s.MaxIterations))
 		}
-		if p.s.MaxEvaluations > 0 {
-			frac = max(frac, float64(r.Evaluations)/float64(p.s.MaxEvaluations))
+		if s.MaxEvaluations > 0 {
+			frac = max(frac, float64(r.Evaluations)/float64(s.MaxEvaluations))
 		}
-		if p.s.TimeLimit > 0 {
-			frac = max(frac, secs/p.s.TimeLimit.Seconds())
+		if s.TimeLimit > 0 {
+			frac = max(frac, secs/s.TimeLimit.Seconds())
 		}
 	}
-	left := math.Inf(1)
+	left = math.Inf(1)
 	if frac > 0 {
 		left = secs * (1 - frac) / frac
 	}
+	defer func() {
+		// The bar shows the share of the time to whichever ends the
+		// solve first: a limit or the target.
+		if !math.IsInf(left, 0) && left >= 0 && secs > 0 {
+			frac = max(frac, secs/(secs+left))
+		}
+	}()
 	// Extrapolate gap ∝ t^-slope to the target.
-	if p.s != nil && p.s.RelGap > 0 && r.Iteration > p.mark && p.mark > 0 && r.RelGap > p.s.RelGap {
-		slope := math.Log(p.markGap/r.RelGap) / math.Log(float64(r.Iteration)/float64(p.mark))
+	if s != nil && s.RelGap > 0 && r.Iteration > e.mark && e.mark > 0 && r.RelGap > s.RelGap {
+		slope := math.Log(e.markGap/r.RelGap) / math.Log(float64(r.Iteration)/float64(e.mark))
 		if slope > 0.05 {
-			iters := float64(r.Iteration) * math.Pow(r.RelGap/p.s.RelGap, 1/slope)
+			iters := float64(r.Iteration) * math.Pow(r.RelGap/s.RelGap, 1/slope)
 			left = min(left, secs*(iters/float64(r.Iteration)-1))
 		}
 	}
-	const width = 20
-	bar := int(frac * width)
-	bar = min(max(bar, 0), width)
-	fmt.Fprintf(b, "  [%s%s]", strings.Repeat("=", bar), strings.Repeat(" ", width-bar))
-	if !math.IsInf(left, 0) && left >= 0 {
-		fmt.Fprintf(b, " ~%s left", (time.Duration(left * 1e9)).Round(time.Second))
-	}
-	line := b.String()
-	if len(line) > p.width { // "\r" plus width-1 columns (the line is ASCII)
-		line = line[:p.width]
-	}
-	io.WriteString(p.w, line+"\x1b[K")
-	p.drawn = true
+	return frac, left
 }
 
 // clear erases the progress line, so that what follows starts clean.
@@ -167,4 +237,47 @@ func (p *progress) clear() {
 		io.WriteString(p.w, "\r\x1b[K")
 		p.drawn = false
 	}
+}
+
+// logEvery is the time between two progress log lines when stderr is not
+// a terminal.
+const logEvery = 5 * time.Second
+
+// progressLog logs a line every logEvery: where the solve is, for logs
+// and CI, which have no progress bar.
+type progressLog struct {
+	log   *slog.Logger
+	attrs []any
+	s     *solver.Settings
+	next  time.Duration
+	est   estimator
+}
+
+var _ solver.Recorder = (*progressLog)(nil)
+
+// newProgressLog logs to log, with attrs (the instance of a batch) first.
+func newProgressLog(log *slog.Logger, attrs ...any) *progressLog {
+	return &progressLog{log: log, attrs: attrs, next: logEvery}
+}
+
+// Init implements solver.Recorder.
+func (p *progressLog) Init(info *solver.Info) error {
+	p.s, p.next = info.Settings, logEvery
+	return nil
+}
+
+// Record implements solver.Recorder.
+func (p *progressLog) Record(r *solver.Record) error {
+	p.est.observe(r)
+	if r.Elapsed < p.next {
+		return nil
+	}
+	p.next = r.Elapsed + logEvery
+	attrs := append(slices.Clip(p.attrs), "iteration", r.Iteration, "evaluations", r.Evaluations, "relative_gap", r.RelGap,
+		"seconds", round3(r.Elapsed.Seconds()))
+	if _, left := p.est.estimate(r, p.s); !math.IsInf(left, 0) && left >= 0 {
+		attrs = append(attrs, "seconds_left", math.Round(left))
+	}
+	p.log.Info("progress", attrs...)
+	return nil
 }

@@ -25,9 +25,11 @@ func solveCommand() *cli.Command {
 		ArgsUsage: "[PAYOFF.npy|.npz|.csv|.mtx]",
 		Description: `The row player maximizes p'Aq, the column player minimizes it. The result
 is a JSON object with the strategies, the certified duality gap and the value
-bracket value_lower <= v* <= value_upper, written to stdout or --output.
-Progress goes to stderr: a progress bar when it is a terminal, and log lines
-(--quiet for none, --log-format json for JSON).
+bracket value_lower <= v* <= value_upper, written to --output, or to stdout:
+there, on a terminal, a short summary instead (--json for the JSON).
+Progress goes to stderr: a progress bar when it is a terminal, else a log
+line every few seconds, and log lines (--quiet for none, --log-format json
+for JSON).
 
 Exit status: 0 when the gap target was reached, 1 on an error, 2 when a limit
 stopped the solve first, 3 when interrupted (the result is still written).
@@ -48,7 +50,8 @@ Examples:
 // outputFlags say where the results of gpump solve go.
 func outputFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the JSON result to this file, atomically", DefaultText: "stdout"},
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the JSON result to this file, atomically (- for standard output)", DefaultText: "a summary on a terminal, else JSON, on standard output"},
+		&cli.BoolFlag{Name: "json", Usage: "write the JSON result to standard output even when it is a terminal"},
 		&cli.StringFlag{Name: "strategies", Usage: "write the strategies to this .npz file (members row and column, float64) instead of into the JSON"},
 		&cli.StringFlag{Name: "trace", Usage: "write a CSV trace of the iterations to this file"},
 		&cli.IntFlag{Name: "trace-every", Value: 1, Usage: "trace every K-th iteration (and the last)"},
@@ -107,8 +110,15 @@ func solveAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	// Without a terminal for the bar, a log line every few seconds.
+	var shown solver.Recorder = newProgressLog(log)
+	if prog != nil {
+		shown = prog
+	} else if c.Bool("quiet") {
+		shown = nil
+	}
 	if c.String("problem") != "" {
-		return problemAction(c, log, prog)
+		return problemAction(c, log, shown)
 	}
 	j, err := newJob(c, c.Args().Slice())
 	if err != nil {
@@ -116,7 +126,7 @@ func solveAction(c *cli.Context) error {
 	}
 	// Check every output before the solve: a bad path, or one that would
 	// overwrite an input, fails now, not after hours of work.
-	outs, err := planOutputs(c, prog, j.inputs())
+	outs, err := planOutputs(c, shown, j.inputs())
 	if err != nil {
 		return err
 	}
@@ -222,7 +232,7 @@ func writeJSON(w io.Writer, v any) error {
 // problemAction is gpump solve --problem: a built-in problem of one of the
 // paper's settings, solved in Go, with the same outputs as a game except
 // the strategies (the point is in the JSON as "solution").
-func problemAction(c *cli.Context, log *slog.Logger, prog *progress) error {
+func problemAction(c *cli.Context, log *slog.Logger, prog solver.Recorder) error {
 	if err := checkProblemFlags(c, c.Args().Slice()); err != nil {
 		return err
 	}

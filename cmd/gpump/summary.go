@@ -1,0 +1,113 @@
+package main
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+)
+
+// The JSON result is for programs and files; on a terminal people read a
+// short summary instead, as with other command-line tools: the status, the
+// certificate, the work, and the largest entries of each strategy.
+// --json, or -o -, writes the JSON to the terminal all the same.
+
+// summaryTop is the number of largest entries shown of each strategy: a
+// line of them fits an 80-column terminal up to 99 999 rows or columns.
+const summaryTop = 4
+
+// writeSummary writes a short human summary of a solve's result v (a
+// *solveOutput or a *problemOutput) to w; file, when not "", is where the
+// JSON result went.
+func writeSummary(w io.Writer, v any, file string) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	switch o := v.(type) {
+	case *solveOutput:
+		gameSummary(tw, o)
+	case *problemOutput:
+		problemSummary(tw, o)
+	}
+	if file != "" {
+		fmt.Fprintf(tw, "result\tin %s\n", file)
+	} else {
+		fmt.Fprintf(tw, "result\tthe whole result as JSON: --json, or -o FILE\n")
+	}
+	return tw.Flush()
+}
+
+// statusLine is the status and the relative gap against its target.
+func statusLine(w io.Writer, status string, rel, target, gap, abs float64) {
+	fmt.Fprintf(w, "%s\trelative gap %.4g", strings.ReplaceAll(status, "_", " "), rel)
+	switch {
+	case target > 0:
+		fmt.Fprintf(w, " (target %.3g)", target)
+	case abs > 0:
+		fmt.Fprintf(w, ", gap %.3g (target %.3g)", gap, abs)
+	}
+	fmt.Fprintln(w)
+}
+
+func gameSummary(w io.Writer, o *solveOutput) {
+	statusLine(w, o.Status, o.RelativeGap, o.TargetRelativeGap, o.Gap, o.TargetAbsoluteGap)
+	fmt.Fprintf(w, "value\tin [%.8g, %.8g], gap %.4g, max |A_ij| %.6g\n", o.ValueLower, o.ValueUpper, o.Gap, o.MaxAbsEntry)
+	if o.RoundingBound > 0 {
+		fmt.Fprintf(w, "\tof the float32 matrix; the float64 one's value is within %.3g more on each side\n", o.RoundingBound)
+	}
+	if o.KnownValue != nil {
+		fmt.Fprintf(w, "\tknown value %.8g\n", *o.KnownValue)
+	}
+	fmt.Fprintf(w, "work\t%d iterations, %d passes over A, %s (loading %s)\n", o.Iterations, o.MatrixPasses, seconds(o.Seconds), seconds(o.LoadSeconds))
+	strategyLine(w, "row player", "rows", "p", o.RowStrategy, o.M, o.Strategies)
+	strategyLine(w, "column player", "columns", "q", o.ColumnStrategy, o.N, o.Strategies)
+}
+
+// strategyLine shows the largest entries of the strategy x (named name)
+// of a player with n pure strategies (named what), or where it was written.
+func strategyLine(w io.Writer, who, what, name string, x []float64, n int, file string) {
+	if x == nil {
+		fmt.Fprintf(w, "%s\t%d %s, strategy in %s\n", who, n, what, file)
+		return
+	}
+	idx := make([]int, len(x))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(x[b], x[a]) })
+	var top []string
+	shown := 0.0
+	for _, i := range idx[:min(summaryTop, len(idx))] {
+		if x[i] <= 0 {
+			break
+		}
+		top = append(top, fmt.Sprintf("%s%d %.3g", name, i, x[i]))
+		shown += x[i]
+	}
+	fmt.Fprintf(w, "%s\t%d %s; the %d largest entries of %s hold %.4g:\n", who, n, what, len(top), name, shown)
+	fmt.Fprintf(w, "\t%s\n", strings.Join(top, "  "))
+}
+
+// seconds formats a duration in seconds for people.
+func seconds(s float64) string {
+	if s < 10 {
+		return fmt.Sprintf("%.3f s", s)
+	}
+	return fmt.Sprintf("%.1f s", s)
+}
+
+func problemSummary(w io.Writer, o *problemOutput) {
+	statusLine(w, o.Status, o.RelativeGap, o.TargetRelativeGap, o.Gap, o.TargetAbsoluteGap)
+	fmt.Fprintf(w, "objective\t%.8g, known optimum %.8g, error %.3g (certified gap %.3g)\n", o.Objective, o.KnownOptimum, o.Error, o.Gap)
+	fmt.Fprintf(w, "work\t%d iterations, %d operator evaluations, %s\n", o.Iterations, o.OperatorEvaluations, seconds(o.Seconds))
+	fmt.Fprintf(w, "problem\t%s (%s), %d dimensions, %s\n", o.Problem, o.Setting, o.Dim, o.Algorithm)
+}
+
+// summaryLine is one instance of a batch on a terminal.
+func summaryLine(l *batchLine) string {
+	if l.solveOutput == nil || l.Status == "error" || l.Status == "canceled" && l.Error != "" {
+		return fmt.Sprintf("%-16s %s: %s\n", l.Status, l.Instance, l.Error)
+	}
+	return fmt.Sprintf("%-16s rel gap %-9.3g %7d it %8.3g s  %s\n", strings.ReplaceAll(l.Status, "_", " "),
+		l.RelativeGap, l.Iterations, l.Seconds+l.LoadSeconds, l.Instance)
+}
