@@ -3,11 +3,11 @@ package datasets
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"unsafe"
 
@@ -38,13 +38,7 @@ const csvBuffer = 256 << 10
 // DecodeCSV for the accepted text, the dtype of the result and the
 // errors. Error messages name the file and the line.
 func ReadCSV(path string, opt *ReadOptions) (*tensor.Dense, error) {
-	tg, err := resultTarget(opt)
-	if err != nil {
-		return nil, err
-	}
-	return readInput(path, "a csv file", func(f *os.File, size int64) (*tensor.Dense, error) {
-		return decodeCSV(f, size, tg)
-	})
+	return read(context.Background(), path, opt, "csv")
 }
 
 // DecodeCSV reads a dense matrix written as text from r, one row per

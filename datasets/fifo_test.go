@@ -3,12 +3,14 @@
 package datasets
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"gorgonia.org/tensor"
 )
@@ -59,9 +61,34 @@ func TestReadScaledPipe(t *testing.T) {
 			f.Close()
 		}
 	}()
-	_, _, err := ReadScaled(fifo, &ReadOptions{DType: tensor.Float32})
+	_, _, err := ReadScaled(t.Context(), fifo, &ReadOptions{DType: tensor.Float32})
 	var re *RangeError
 	if !errors.As(err, &re) || !strings.Contains(err.Error(), "cannot be read a second time") {
 		t.Errorf("error %v", err)
+	}
+}
+
+// TestReadCanceled: canceling the context stops a read that waits on a
+// silent pipe and one that never ends.
+func TestReadCanceled(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "p.csv")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip(err)
+	}
+	// A writer that says nothing until the test ends.
+	w := make(chan *os.File, 1)
+	go func() {
+		f, _ := os.OpenFile(fifo, os.O_WRONLY, 0)
+		w <- f
+	}()
+	defer func() { (<-w).Close() }()
+	for _, path := range []string{fifo, "/dev/zero"} {
+		ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+		start := time.Now()
+		_, _, err := ReadScaled(ctx, path, &ReadOptions{Format: "csv"})
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 5*time.Second {
+			t.Errorf("%s: %v after %v", path, err, time.Since(start))
+		}
 	}
 }

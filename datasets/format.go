@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -67,16 +68,7 @@ func Read(path string, opt *ReadOptions) (*tensor.Dense, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch format {
-	case "npz":
-		return ReadNPZ(path, opt)
-	case "csv":
-		return ReadCSV(path, opt)
-	case "mtx":
-		return ReadMTX(path, opt)
-	default:
-		return ReadNPY(path, opt)
-	}
+	return read(context.Background(), path, opt, format)
 }
 
 // Write writes the matrix t to the file at path, atomically, in the format

@@ -2,13 +2,13 @@ package datasets
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"fmt"
 	"io"
 	"math"
 	"math/big"
 	"math/bits"
-	"os"
 	"strconv"
 	"sync"
 	"unsafe"
@@ -80,13 +80,7 @@ type mtxHeader struct {
 // regular file caps what its size line may claim; a named pipe or a device
 // is read as a stream of unknown size.
 func ReadMTX(path string, opt *ReadOptions) (*tensor.Dense, error) {
-	tg, err := resultTarget(opt)
-	if err != nil {
-		return nil, err
-	}
-	return readInput(path, "a Matrix Market file", func(f *os.File, size int64) (*tensor.Dense, error) {
-		return decodeMTX(f, size, tg)
-	})
+	return read(context.Background(), path, opt, "mtx")
 }
 
 // DecodeMTX reads a Matrix Market stream from r and returns its matrix as

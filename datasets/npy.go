@@ -1,12 +1,12 @@
 package datasets
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"math/bits"
-	"os"
 	"runtime"
 	"sync"
 	"unsafe"
@@ -82,13 +82,7 @@ type number interface {
 // regular file caps what its header may claim; a named pipe or a device is
 // read as a stream of unknown size.
 func ReadNPY(path string, opt *ReadOptions) (*tensor.Dense, error) {
-	tg, err := resultTarget(opt)
-	if err != nil {
-		return nil, err
-	}
-	return readInput(path, "an npy file", func(f *os.File, size int64) (*tensor.Dense, error) {
-		return decodeNPY(f, size, tg)
-	})
+	return read(context.Background(), path, opt, "npy")
 }
 
 // DecodeNPY reads a .npy stream from r and returns the 2-D array it holds

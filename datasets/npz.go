@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bufio"
 	"compress/flate"
+	"context"
 	"errors"
 	"fmt"
 	"hash"
@@ -46,20 +47,7 @@ const npzListMax = 10
 // about a member, the member ("datasets: x.npz: member a.npy: ..."). The
 // file must be a regular file (zip archives are read from their end).
 func ReadNPZ(path string, opt *ReadOptions) (*tensor.Dense, error) {
-	tg, err := resultTarget(opt)
-	if err != nil {
-		return nil, err
-	}
-	f, size, err := openNPZ(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	t, err := decodeNPZ(f, size, keyOf(opt), tg)
-	if err != nil {
-		return nil, inFile(path, err)
-	}
-	return t, nil
+	return read(context.Background(), path, opt, "npz")
 }
 
 // DecodeNPZ is ReadNPZ for an archive of size bytes read from r. Error

@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -31,15 +32,39 @@ func openInput(path, what string) (f *os.File, size int64, err error) {
 	return f, fi.Size(), nil
 }
 
-// readInput opens the input file at path (see openInput) and decodes it
-// with decode, which gets the size or -1; errors name the file.
-func readInput(path, what string, decode func(f *os.File, size int64) (*tensor.Dense, error)) (*tensor.Dense, error) {
+// read reads the file at path in format as opt says. Canceling ctx closes
+// the file, which stops a read that waits on a pipe as well as one that
+// would never end, with an error wrapping ctx's cause.
+func read(ctx context.Context, path string, opt *ReadOptions, format string) (*tensor.Dense, error) {
+	tg, err := resultTarget(opt)
+	if err != nil {
+		return nil, err
+	}
+	what := map[string]string{"npy": "an npy file", "npz": "an npz archive", "csv": "a csv file", "mtx": "a Matrix Market file"}[format]
 	f, size, err := openInput(path, what)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	t, err := decode(f, size)
+	stop := context.AfterFunc(ctx, func() { f.Close() })
+	defer stop()
+	var t *tensor.Dense
+	switch format {
+	case "npz":
+		if size < 0 {
+			return nil, &dataError{file: path, msg: "is not a regular file: an npz archive is read from its end", off: -1}
+		}
+		t, err = decodeNPZ(f, size, keyOf(opt), tg)
+	case "csv":
+		t, err = decodeCSV(f, size, tg)
+	case "mtx":
+		t, err = decodeMTX(f, size, tg)
+	default:
+		t, err = decodeNPY(f, size, tg)
+	}
+	if err != nil && ctx.Err() != nil {
+		return nil, fmt.Errorf("datasets: %s: reading stopped: %w", path, context.Cause(ctx))
+	}
 	if err != nil {
 		return nil, inFile(path, err)
 	}

@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -129,21 +130,26 @@ func (r *range32) err(scale float64) error {
 // the file is then read a second time, its entries scaled so that the
 // largest lies in [1, 2), where float32 rounds each entry within 2⁻²⁴ of
 // the largest. A pipe or a device cannot be read a second time: from one,
-// the *RangeError is returned.
-func ReadScaled(path string, opt *ReadOptions) (t *tensor.Dense, exp int, err error) {
+// the *RangeError is returned. Canceling ctx stops the read, even one that
+// waits on a pipe, with an error wrapping ctx's cause.
+func ReadScaled(ctx context.Context, path string, opt *ReadOptions) (t *tensor.Dense, exp int, err error) {
+	var o ReadOptions
 	if opt != nil {
-		exp = opt.Exp
+		o = *opt
 	}
-	t, err = Read(path, opt)
+	format, err := checkFormat(path, o.Format, Formats)
+	if err != nil {
+		return nil, 0, err
+	}
+	t, err = read(ctx, path, &o, format)
 	var re *RangeError
-	if !errors.As(err, &re) || exp != 0 {
-		return t, exp, err
+	if !errors.As(err, &re) || o.Exp != 0 {
+		return t, o.Exp, err
 	}
 	if fi, serr := os.Stat(path); serr != nil || !fi.Mode().IsRegular() {
 		return nil, 0, fmt.Errorf("%w (from a pipe or a device, which cannot be read a second time)", err)
 	}
-	o := *opt
 	o.Exp = re.Exp()
-	t, err = Read(path, &o)
+	t, err = read(ctx, path, &o, format)
 	return t, o.Exp, err
 }

@@ -44,7 +44,7 @@ func checkScaled(t *testing.T, path string, a *tensor.Dense, s float64) {
 	if want := s != 1; errors.As(err, &re) != want || want && (re.Overflow != (s > 1) || errors.Is(err, ErrNotFinite) != re.Overflow || !strings.Contains(err.Error(), path)) {
 		t.Errorf("%s at %g: Read: %v", path, s, err)
 	}
-	got, exp, err := ReadScaled(path, opt)
+	got, exp, err := ReadScaled(t.Context(), path, opt)
 	if err != nil {
 		t.Fatalf("%s at %g: %v", path, s, err)
 	}

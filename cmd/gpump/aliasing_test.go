@@ -87,7 +87,7 @@ func TestSolveAliasing(t *testing.T) {
 // are written, and nothing is left behind.
 func TestLateTemporaries(t *testing.T) {
 	dir := t.TempDir()
-	ctx, cancel := context.WithTimeout(t.Context(), 400*time.Millisecond)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Second)
 	defer cancel()
 	done := make(chan int)
 	go func() {

@@ -99,11 +99,13 @@ func interruptible[T any](stop <-chan struct{}, phase string, f func() (T, error
 }
 
 // loadInterruptibly is load, stopped by ctx: the first signal stops the
-// opening, the read and the parsing of the matrix alike.
+// opening, the read and the parsing of the matrix alike. The read itself
+// stops too (its file is closed), so that an abandoned one does not run
+// on; a blocked open or a generation runs to its end unobserved.
 func (j *job) loadInterruptibly(ctx context.Context) (*loaded, error) {
 	what := "reading " + j.path
 	if j.gen != nil {
 		what = "generating " + j.gen.String()
 	}
-	return interruptible(ctx.Done(), what, j.load)
+	return interruptible(ctx.Done(), what, func() (*loaded, error) { return j.load(ctx) })
 }

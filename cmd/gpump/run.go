@@ -43,8 +43,8 @@ type loaded struct {
 	notes    []string        // what was assumed about the input, for the log
 }
 
-// load reads or generates the job's matrix.
-func (j *job) load() (*loaded, error) {
+// load reads or generates the job's matrix; ctx stops the read.
+func (j *job) load(ctx context.Context) (*loaded, error) {
 	if j.gen != nil {
 		return j.generate()
 	}
@@ -97,7 +97,7 @@ func (j *job) load() (*loaded, error) {
 	opt := j.read
 	opt.Format = format
 	opt.Note = func(s string) { l.notes = append(l.notes, s) }
-	if l.a, l.exp, err = datasets.ReadScaled(j.path, &opt); err != nil {
+	if l.a, l.exp, err = datasets.ReadScaled(ctx, j.path, &opt); err != nil {
 		return nil, rangeHint(j.path, err)
 	}
 	if l.exp != 0 {
