@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpump/gpump/datasets"
 	"github.com/gpump/gpump/solver"
 )
 
@@ -98,5 +99,21 @@ func TestProgressLog(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
 	if len(lines) != 4 || !strings.Contains(lines[0], "msg=progress instance=a.npy iteration=500") || !strings.Contains(lines[3], "iteration=2000") {
 		t.Errorf("%d lines:\n%s", len(lines), buf.String())
+	}
+}
+
+// TestGenStdout: gen -o - writes the matrix to standard output in the
+// format --format names.
+func TestGenStdout(t *testing.T) {
+	code, stdout, stderr := gpump(t, "gen", "cyclic", "--n", "3", "-o", "-", "--format", "csv", "-q")
+	if code != exitOK || stdout != "0,-1,1\n1,0,-1\n-1,1,0\n" {
+		t.Errorf("csv: exit %d, %q, %s", code, stdout, stderr)
+	}
+	code, stdout, _ = gpump(t, "gen", "cyclic", "--n", "3", "-o", "-", "--format", "npy", "-q")
+	if a, err := datasets.DecodeNPY(strings.NewReader(stdout), -1, nil); code != exitOK || err != nil || a.Shape()[0] != 3 {
+		t.Errorf("npy: exit %d, %v", code, err)
+	}
+	if code, _, stderr := gpump(t, "gen", "cyclic", "-o", "-"); code != exitError || !strings.Contains(stderr, "--format") {
+		t.Errorf("no format: exit %d, %q", code, stderr)
 	}
 }

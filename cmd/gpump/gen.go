@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -74,7 +76,12 @@ func genAction(c *cli.Context) error {
 	}
 	format := strings.ToLower(opt.Format)
 	opt.Format = format
-	if format == "" {
+	switch {
+	case path == "-" && format == "":
+		return errors.New("-o - writes to standard output: give --format npy, npz or csv")
+	case path == "-" && format != "csv" && isTerminal(c.App.Writer):
+		return fmt.Errorf("-o - would write binary %s data to a terminal: redirect standard output to a file or a pipe", format)
+	case format == "":
 		if format, err = datasets.FormatOf(path); err != nil {
 			return err
 		}
@@ -103,7 +110,7 @@ func genAction(c *cli.Context) error {
 		return err
 	}
 	// The file is written atomically: stopped, it keeps its old content.
-	if _, err := interruptible(c.Context.Done(), "writing "+path, func() (any, error) { return nil, datasets.Write(path, a, opt) }); err != nil {
+	if _, err := interruptible(c.Context.Done(), "writing "+path, func() (any, error) { return nil, writeGenerated(c.App.Writer, path, a, opt) }); err != nil {
 		return err
 	}
 	attrs := []any{"file", path, "generator", spec.String(), "m", a.Shape()[0], "n", a.Shape()[1], "precision", precisionName(dt)}
@@ -112,4 +119,30 @@ func genAction(c *cli.Context) error {
 	}
 	log.Info("wrote matrix", attrs...)
 	return nil
+}
+
+// writeGenerated writes a to the file at path, or to stdout for "-", in the
+// format of opt (which names it for "-").
+func writeGenerated(stdout io.Writer, path string, a *tensor.Dense, opt *datasets.WriteOptions) error {
+	if path != "-" {
+		return datasets.Write(path, a, opt)
+	}
+	w := bufio.NewWriterSize(stdout, 1<<20)
+	var err error
+	switch opt.Format {
+	case "npz":
+		key := opt.Key
+		if key == "" {
+			key = "arr_0"
+		}
+		err = datasets.EncodeNPZ(w, []datasets.Array{{Name: key, T: a}}, opt)
+	case "csv":
+		err = datasets.EncodeCSV(w, a, opt)
+	default:
+		err = datasets.EncodeNPYOptions(w, a, opt)
+	}
+	if err == nil {
+		err = w.Flush()
+	}
+	return err
 }

@@ -76,6 +76,9 @@ func TestTerminalSummary(t *testing.T) {
 			t.Errorf("%v: exit %d:\n%s", flag, code, out)
 		}
 	}
+	if code, _ := onTerminal(t, "gen", "cyclic", "-o", "-", "--format", "npy"); code != exitError {
+		t.Errorf("gen -o - of npy to a terminal: exit %d", code)
+	}
 	code, out = onTerminal(t, "batch", "--manifest", writeManifest(t, "gen:cyclic:n=3\ngen:nosuch\n"), "-q")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if code != exitError || len(lines) != 2 || !strings.HasPrefix(lines[0], "converged") || !strings.HasPrefix(lines[1], "error") {
