@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"path/filepath"
 	"strings"
@@ -109,9 +110,30 @@ func writeFile(what, path string, write func(w io.Writer) error) error {
 	}
 	if err != nil {
 		f.Abort()
+		var pe *fs.PathError // names the temporary file
+		if errors.As(err, &pe) {
+			return fmt.Errorf("%s %s: writing: %w", what, path, pe.Err)
+		}
 		return outputErr(what, err)
 	}
 	return nil
+}
+
+// joinErrors joins errs, nils dropped, into one error of one line, for
+// main to print once.
+func joinErrors(errs ...error) error {
+	var msgs []string
+	var kept []any
+	for _, err := range errs {
+		if err != nil {
+			msgs = append(msgs, "%w")
+			kept = append(kept, err)
+		}
+	}
+	if len(kept) == 0 {
+		return nil
+	}
+	return fmt.Errorf(strings.Join(msgs, "; "), kept...)
 }
 
 // recorder returns the recorders of the trace, the plot and the progress
@@ -165,14 +187,14 @@ func (o *outputs) finish(c *cli.Context, log *slog.Logger, title string, v any, 
 		if err := write(c.App.Writer, v); err != nil {
 			return fmt.Errorf("writing the result: %w", err)
 		}
-		return errors.Join(failed...)
+		return joinErrors(failed...)
 	}
 	if err := writeFile("--output", o.result, func(w io.Writer) error { return writeJSON(w, v) }); err != nil {
-		return errors.Join(append([]error{err}, failed...)...)
+		return joinErrors(append([]error{err}, failed...)...)
 	}
 	log.Info("wrote result", "file", o.result)
 	if o.human {
 		writeSummary(c.App.Writer, v, o.result)
 	}
-	return errors.Join(failed...)
+	return joinErrors(failed...)
 }
