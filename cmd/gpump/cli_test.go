@@ -384,14 +384,7 @@ func writeManifest(t *testing.T, text string) string {
 // TestSolveMmap: a mapped file gives the same solve as a read one, and
 // --mmap refuses what it cannot map.
 func TestSolveMmap(t *testing.T) {
-	a, err := datasets.Generate(tensor.Float64, mustSpec(t, "gaussian:m=40,n=50,seed=9"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "g.npy")
-	if err := datasets.WriteNPY(path, a); err != nil {
-		t.Fatal(err)
-	}
+	path, a := genFile(t, "gaussian:m=40,n=50,seed=9", "g.npy")
 	var outs []solveOutput
 	for _, extra := range [][]string{nil, {"--mmap"}} {
 		code, stdout, stderr := gpump(t, append([]string{"solve", path, "--threads", "1", "--quiet"}, extra...)...)

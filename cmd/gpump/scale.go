@@ -45,27 +45,24 @@ func (l *loaded) scaleSettings(s *solver.Settings, m solver.Method) solver.Metho
 
 // unscaleResult converts a result of the stored matrix to A's units.
 func (l *loaded) unscaleResult(res *solver.Result) {
-	if l.exp == 0 {
-		return
+	if l.exp != 0 {
+		l.toUnits(&res.Gap, &res.ValueLower, &res.ValueUpper)
+		res.Step /= l.unit()
 	}
-	u := l.unit()
-	res.Gap *= u
-	res.ValueLower *= u
-	res.ValueUpper *= u
-	res.Step /= u
 }
 
 // unscaleOutput converts the fields of out taken from the stored matrix
 // (its largest entry, the rounding bound and the absolute target) to A's
 // units.
 func (l *loaded) unscaleOutput(out *solveOutput) {
-	if l.exp == 0 {
-		return
+	l.toUnits(&out.MaxAbsEntry, &out.RoundingBound, &out.TargetAbsoluteGap)
+}
+
+// toUnits converts stored values, gaps or entries, to A's units.
+func (l *loaded) toUnits(xs ...*float64) {
+	for _, x := range xs {
+		*x *= l.unit()
 	}
-	u := l.unit()
-	out.MaxAbsEntry *= u
-	out.RoundingBound *= u
-	out.TargetAbsoluteGap *= u
 }
 
 // unscaledRecorder passes the records of the stored matrix's solve to r in

@@ -35,6 +35,21 @@ func writeMatrix(t *testing.T, name string, m, n int, data any) string {
 	return path
 }
 
+// genFile writes the float64 matrix of the generator spec to a new file
+// named name, and returns its path and the matrix.
+func genFile(t *testing.T, spec, name string) (string, *tensor.Dense) {
+	t.Helper()
+	a, err := datasets.Generate(tensor.Float64, mustSpec(t, spec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), name)
+	if err := datasets.Write(path, a, nil); err != nil {
+		t.Fatal(err)
+	}
+	return path, a
+}
+
 // rawNPY writes a version 1.0 .npy file with the given dtype and shape and
 // a zero payload of the given size: the files WriteNPY refuses to make.
 func rawNPY(t *testing.T, dir, descr, shape string, payload int) string {

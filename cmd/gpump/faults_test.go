@@ -1,5 +1,10 @@
 package main
 
+// The fault-injection tests that run anywhere: outputs that are inputs or
+// each other, batch inputs and --resume, temporaries created late. Those
+// that need Linux (FIFOs, signals, a full disk, leases, a terminal) are in
+// faults_linux_test.go; .ci/faults kills real processes.
+
 import (
 	"bytes"
 	"context"
