@@ -16,6 +16,30 @@ import (
 // benchRows×benchCols float64 is 1 GiB.
 const benchRows, benchCols = 16384, 8192
 
+// benchFile writes a new file named name with write and returns its path,
+// with the file's size as b's bytes per operation.
+func benchFile(b *testing.B, name string, write func(path string) error) string {
+	b.Helper()
+	path := filepath.Join(b.TempDir(), name)
+	if err := write(path); err != nil {
+		b.Fatal(err)
+	}
+	fileBytes(b, path)
+	return path
+}
+
+// fileBytes sets b's bytes per operation to the size of the file at path,
+// and reports allocations.
+func fileBytes(b *testing.B, path string) {
+	b.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(fi.Size())
+	b.ReportAllocs()
+}
+
 // BenchmarkReadNPY reads 1 GiB .npy files written to os.TempDir(), which
 // are in the page cache right after they are written, with several chunk
 // sizes and conversions. It is skipped in -short mode. Run it with
@@ -51,12 +75,7 @@ func BenchmarkReadNPY(b *testing.B) {
 	read := func(b *testing.B, path string, opt *ReadOptions, chunk int) {
 		defer func(c int) { readChunk = c }(readChunk)
 		readChunk = chunk
-		fi, err := os.Stat(path)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.SetBytes(fi.Size())
-		b.ReportAllocs()
+		fileBytes(b, path)
 		runtime.GC()
 		b.ResetTimer()
 		for b.Loop() {

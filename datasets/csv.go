@@ -80,11 +80,7 @@ func ReadCSV(path string, opt *ReadOptions) (*tensor.Dense, error) {
 // not known (see DecodeNPY) the result grows as rows arrive, which can
 // take up to twice its final size for a while.
 func DecodeCSV(r io.Reader, opt *ReadOptions) (*tensor.Dense, error) {
-	tg, err := resultTarget(opt)
-	if err != nil {
-		return nil, err
-	}
-	return decodeCSV(r, streamSize(r), tg)
+	return decodeStream(r, -1, opt, decodeCSV)
 }
 
 func decodeCSV(r io.Reader, size int64, tg target) (*tensor.Dense, error) {
@@ -547,17 +543,12 @@ func writeCSVData[T float](w io.Writer, t *tensor.Dense, sep byte, header bool, 
 		}
 		buf = append(buf, '\n')
 	}
-	data, s0, s1, ok := denseData[T](t)
+	src := newView[T](t)
 	for i := range m {
 		for j := range n {
-			var v T
-			if ok {
-				v = data[i*s0+j*s1]
-			} else {
-				var err error
-				if v, err = at[T](t, i, j); err != nil {
-					return err
-				}
+			v, err := src.at(i, j)
+			if err != nil {
+				return err
 			}
 			if j > 0 {
 				buf = append(buf, sep)

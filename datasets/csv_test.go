@@ -455,16 +455,7 @@ func BenchmarkReadCSV(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			path := filepath.Join(b.TempDir(), "a.csv")
-			if err := WriteCSV(path, a, &tc.o); err != nil {
-				b.Fatal(err)
-			}
-			fi, err := os.Stat(path)
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.SetBytes(fi.Size())
-			b.ReportAllocs()
+			path := benchFile(b, "a.csv", func(p string) error { return WriteCSV(p, a, &tc.o) })
 			for b.Loop() {
 				if _, err := ReadCSV(path, &ReadOptions{DType: tc.dt}); err != nil {
 					b.Fatal(err)

@@ -283,17 +283,8 @@ func BenchmarkMapNPY(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			path := filepath.Join(b.TempDir(), "a.npy")
-			if err := WriteNPY(path, a); err != nil {
-				b.Fatal(err)
-			}
+			path := benchFile(b, "a.npy", func(p string) error { return WriteNPY(p, a) })
 			a = nil
-			fi, err := os.Stat(path)
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.SetBytes(fi.Size())
-			b.ReportAllocs()
 			for b.Loop() {
 				mp, err := MapNPY(path)
 				if err != nil {

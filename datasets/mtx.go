@@ -143,14 +143,7 @@ func ReadMTX(path string, opt *ReadOptions) (*tensor.Dense, error) {
 // overflows give an error matching ErrNotFinite that names the 0-based
 // (row, column) of the entry, as for ReadNPY.
 func DecodeMTX(r io.Reader, size int64, opt *ReadOptions) (*tensor.Dense, error) {
-	tg, err := resultTarget(opt)
-	if err != nil {
-		return nil, err
-	}
-	if size < 0 {
-		size = streamSize(r)
-	}
-	return decodeMTX(r, size, tg)
+	return decodeStream(r, size, opt, decodeMTX)
 }
 
 func decodeMTX(r io.Reader, size int64, tg target) (*tensor.Dense, error) {

@@ -112,6 +112,12 @@ func ReadNPY(path string, opt *ReadOptions) (*tensor.Dense, error) {
 // the result is Float32, gives an error matching ErrNotFinite that names
 // the first such entry in row-major order by (row, column).
 func DecodeNPY(r io.Reader, size int64, opt *ReadOptions) (*tensor.Dense, error) {
+	return decodeStream(r, size, opt, decodeNPY)
+}
+
+// decodeStream decodes r, of size bytes or -1 (then found from r if it
+// can be), with decode as opt says.
+func decodeStream(r io.Reader, size int64, opt *ReadOptions, decode func(io.Reader, int64, target) (*tensor.Dense, error)) (*tensor.Dense, error) {
 	tg, err := resultTarget(opt)
 	if err != nil {
 		return nil, err
@@ -119,7 +125,7 @@ func DecodeNPY(r io.Reader, size int64, opt *ReadOptions) (*tensor.Dense, error)
 	if size < 0 {
 		size = streamSize(r)
 	}
-	return decodeNPY(r, size, tg)
+	return decode(r, size, tg)
 }
 
 // streamSize returns the number of bytes left in r, or -1 if it cannot be

@@ -145,10 +145,10 @@ func writeNPYData[T float](w io.Writer, t *tensor.Dense, o WriteOptions) error {
 	if _, err := w.Write(npyHeaderBytes(descr, o.Fortran, t.Shape()...)); err != nil {
 		return &dataError{msg: "writing header", off: -1, cause: err}
 	}
-	data, s0, s1, ok := denseData[T](t)
+	src := newView[T](t)
 	swap := o.BigEndian != hostBigEndian
-	if ok && !o.Fortran && !swap && rowMajor(m, n, s0, s1) {
-		if _, err := w.Write(bytesOf(data[:m*n])); err != nil {
+	if !o.Fortran && !swap && src.contiguous(m, n) {
+		if _, err := w.Write(bytesOf(src.data[:m*n])); err != nil {
 			return &dataError{msg: "writing payload", off: -1, cause: err}
 		}
 		return nil
@@ -176,15 +176,11 @@ func writeNPYData[T float](w io.Writer, t *tensor.Dense, o WriteOptions) error {
 			if o.Fortran {
 				i, j = b, a
 			}
-			if ok {
-				buf[k] = data[i*s0+j*s1]
-			} else {
-				v, err := at[T](t, i, j)
-				if err != nil {
-					return err
-				}
-				buf[k] = v
+			v, err := src.at(i, j)
+			if err != nil {
+				return err
 			}
+			buf[k] = v
 			if k++; k == len(buf) {
 				if err := flush(); err != nil {
 					return err
@@ -237,6 +233,33 @@ func denseData[T float](t *tensor.Dense) (data []T, s0, s1 int, ok bool) {
 	}
 	return data, s0, s1, true
 }
+
+// view reads the entries of a 1-D or 2-D tensor seen as a matrix (see
+// dims): from its backing array where denseData finds one, else through
+// At.
+type view[T float] struct {
+	t      *tensor.Dense
+	data   []T
+	s0, s1 int
+	direct bool
+}
+
+func newView[T float](t *tensor.Dense) view[T] {
+	data, s0, s1, ok := denseData[T](t)
+	return view[T]{t: t, data: data, s0: s0, s1: s1, direct: ok}
+}
+
+// at returns entry (i, j).
+func (v view[T]) at(i, j int) (T, error) {
+	if v.direct {
+		return v.data[i*v.s0+j*v.s1], nil
+	}
+	return at[T](v.t, i, j)
+}
+
+// contiguous reports whether the m×n matrix is its backing array's first
+// m·n entries in row-major order.
+func (v view[T]) contiguous(m, n int) bool { return v.direct && rowMajor(m, n, v.s0, v.s1) }
 
 // rowMajor reports whether strides s0, s1 (as returned by denseData) lay
 // out an m×n matrix contiguously in row-major order.
@@ -307,23 +330,18 @@ func validateData[T float](t *tensor.Dense) error {
 	bad := func(i, j int, v T) error {
 		return &dataError{msg: fmt.Sprintf("non-finite entry %v at (%d, %d)", v, i, j), off: -1, kind: ErrNotFinite}
 	}
-	data, s0, s1, ok := denseData[T](t)
-	if ok && rowMajor(m, n, s0, s1) {
-		if p := firstNonFinite(data[:m*n]); p >= 0 {
-			return bad(p/n, p%n, data[p])
+	src := newView[T](t)
+	if src.contiguous(m, n) {
+		if p := firstNonFinite(src.data[:m*n]); p >= 0 {
+			return bad(p/n, p%n, src.data[p])
 		}
 		return nil
 	}
 	for i := 0; i < m; i++ {
 		for j := 0; j < n; j++ {
-			var v T
-			if ok {
-				v = data[i*s0+j*s1]
-			} else {
-				var err error
-				if v, err = at[T](t, i, j); err != nil {
-					return err
-				}
+			v, err := src.at(i, j)
+			if err != nil {
+				return err
 			}
 			if v-v != 0 {
 				return bad(i, j, v)
