@@ -46,43 +46,6 @@ var mtxFixtures = []struct {
 	{"mtx_uppercase.mtx", 2, 3, []float64{0, 0, 1e-3, -2, 0, 0}},
 }
 
-// checkMTXDense checks that d is a row-major m×n matrix of dtype dt whose
-// entries are want rounded to dt.
-func checkMTXDense(t testing.TB, d *tensor.Dense, dt tensor.Dtype, m, n int, want []float64) {
-	t.Helper()
-	if d.Dtype() != dt {
-		t.Fatalf("dtype %v, want %v", d.Dtype(), dt)
-	}
-	if s := d.Shape(); len(s) != 2 || s[0] != m || s[1] != n {
-		t.Fatalf("shape %v, want (%d, %d)", s, m, n)
-	}
-	if !d.DataOrder().IsRowMajor() {
-		t.Fatalf("result is not row-major")
-	}
-	var got []float64
-	switch s := d.Data().(type) {
-	case []float64:
-		got = s
-	case []float32:
-		for _, v := range s {
-			got = append(got, float64(v))
-		}
-	default:
-		t.Fatalf("data of type %T", s)
-	}
-	if len(got) != m*n {
-		t.Fatalf("%d entries, want %d", len(got), m*n)
-	}
-	for k, w := range want {
-		if dt == tensor.Float32 {
-			w = float64(float32(w))
-		}
-		if got[k] != w {
-			t.Fatalf("entry (%d, %d) = %v, want %v", k/n, k%n, got[k], w)
-		}
-	}
-}
-
 func TestReadMTXFixtures(t *testing.T) {
 	for _, fx := range mtxFixtures {
 		t.Run(fx.name, func(t *testing.T) {
@@ -91,7 +54,7 @@ func TestReadMTXFixtures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkMTXDense(t, d, tensor.Float64, fx.m, fx.n, fx.want)
+			datasets.CheckMatrixEquals(t, d, tensor.Float64, fx.m, fx.n, fx.want)
 			data, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatal(err)
@@ -111,7 +74,7 @@ func TestReadMTXFixtures(t *testing.T) {
 					if err != nil {
 						t.Fatalf("%s %v: %v", name, dt, err)
 					}
-					checkMTXDense(t, d, dt, fx.m, fx.n, fx.want)
+					datasets.CheckMatrixEquals(t, d, dt, fx.m, fx.n, fx.want)
 				}
 			}
 		})
@@ -316,7 +279,7 @@ func TestMTXLongComment(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		checkMTXDense(t, d, tensor.Float64, 2, 2, []float64{0, 0, 5, 0})
+		datasets.CheckMatrixEquals(t, d, tensor.Float64, 2, 2, []float64{0, 0, 5, 0})
 	}
 	// Lines are still counted.
 	in = mtxCoordBanner + long + "2 2 1\n" + long + "2 3 5\n"
@@ -368,13 +331,13 @@ func TestMTXLarge(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkMTXDense(t, d, tensor.Float64, m, n, want)
+			datasets.CheckMatrixEquals(t, d, tensor.Float64, m, n, want)
 		}
 		d, err := datasets.DecodeMTX(bytes.NewReader(data), -1, &datasets.ReadOptions{DType: tensor.Float32})
 		if err != nil {
 			t.Fatal(err)
 		}
-		checkMTXDense(t, d, tensor.Float32, m, n, want)
+		datasets.CheckMatrixEquals(t, d, tensor.Float32, m, n, want)
 	}
 }
 
@@ -485,5 +448,5 @@ func TestMTXByteOrderMark(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkMTXDense(t, d, tensor.Float64, 1, 2, []float64{3, 4})
+	datasets.CheckMatrixEquals(t, d, tensor.Float64, 1, 2, []float64{3, 4})
 }

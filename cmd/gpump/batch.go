@@ -351,46 +351,23 @@ func (l layered) IsSet(name string) bool {
 	return ok || l.batch.IsSet(name)
 }
 
-func (l layered) String(name string) string {
+// lineOr returns the manifest line's value of the flag name if the line
+// gives it, else get(name), the batch command line's.
+func lineOr[T any](l layered, name string, get func(string) T) T {
 	if v, ok := l.lineValue(name); ok {
-		return v.(string)
+		return v.(T)
 	}
-	return l.batch.String(name)
+	return get(name)
 }
 
-func (l layered) Int(name string) int {
-	if v, ok := l.lineValue(name); ok {
-		return v.(int)
-	}
-	return l.batch.Int(name)
-}
-
-func (l layered) Uint64(name string) uint64 {
-	if v, ok := l.lineValue(name); ok {
-		return v.(uint64)
-	}
-	return l.batch.Uint64(name)
-}
-
-func (l layered) Float64(name string) float64 {
-	if v, ok := l.lineValue(name); ok {
-		return v.(float64)
-	}
-	return l.batch.Float64(name)
-}
-
-func (l layered) Bool(name string) bool {
-	if v, ok := l.lineValue(name); ok {
-		return v.(bool)
-	}
-	return l.batch.Bool(name)
-}
+func (l layered) String(name string) string   { return lineOr(l, name, l.batch.String) }
+func (l layered) Int(name string) int         { return lineOr(l, name, l.batch.Int) }
+func (l layered) Uint64(name string) uint64   { return lineOr(l, name, l.batch.Uint64) }
+func (l layered) Float64(name string) float64 { return lineOr(l, name, l.batch.Float64) }
+func (l layered) Bool(name string) bool       { return lineOr(l, name, l.batch.Bool) }
 
 func (l layered) Duration(name string) time.Duration {
-	if v, ok := l.lineValue(name); ok {
-		return v.(time.Duration)
-	}
-	return l.batch.Duration(name)
+	return lineOr(l, name, l.batch.Duration)
 }
 
 // listing builds a batch's instances from its arguments and manifest.
