@@ -226,11 +226,15 @@ func (p *csvParser[T]) nextLine() ([]byte, error) {
 func isBlank(c byte) bool { return c == ' ' || c == '\t' }
 
 // trimBlanks returns s without leading and trailing spaces and tabs.
-func trimBlanks(s []byte) []byte {
-	for len(s) > 0 && isBlank(s[0]) {
+func trimBlanks(s []byte) []byte { return trimBytes(s, isBlank) }
+
+// trimBytes returns s without the leading and trailing bytes c for which
+// blank(c) holds.
+func trimBytes(s []byte, blank func(byte) bool) []byte {
+	for len(s) > 0 && blank(s[0]) {
 		s = s[1:]
 	}
-	for len(s) > 0 && isBlank(s[len(s)-1]) {
+	for len(s) > 0 && blank(s[len(s)-1]) {
 		s = s[:len(s)-1]
 	}
 	return s

@@ -25,6 +25,19 @@ func mapTestMatrix(t testing.TB, dt tensor.Dtype, m, n int) *tensor.Dense {
 	return a
 }
 
+// mapTemp maps a new float64 .npy file of an m×n matrix, unmapped when the
+// test ends, and returns it and its path.
+func mapTemp(t *testing.T, m, n int) (*Mapped, string) {
+	t.Helper()
+	path := writeMapTemp(t, mapTestMatrix(t, tensor.Float64, m, n), nil)
+	mp, err := MapNPY(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { mp.Close() })
+	return mp, path
+}
+
 // writeMapTemp writes a to a new .npy file in a temporary directory.
 func writeMapTemp(t testing.TB, a *tensor.Dense, o *WriteOptions) string {
 	t.Helper()
@@ -92,12 +105,7 @@ func mapBytes(t testing.TB, s any) []byte {
 
 // TestMapNPYReadOnly checks that writing to the mapped tensor faults.
 func TestMapNPYReadOnly(t *testing.T) {
-	path := writeMapTemp(t, mapTestMatrix(t, tensor.Float64, 4, 4), nil)
-	mp, err := MapNPY(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer mp.Close()
+	mp, _ := mapTemp(t, 4, 4)
 	data := mp.Dense().Data().([]float64)
 	faulted := func() (faulted bool) {
 		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
@@ -186,12 +194,7 @@ func TestMapNPYNonFiniteParallel(t *testing.T) {
 // TestMapNPYTruncatedLater checks that a fault reading a mapping whose
 // file was truncated is reported by scanMapped, the check of MapNPY.
 func TestMapNPYTruncatedLater(t *testing.T) {
-	path := writeMapTemp(t, mapTestMatrix(t, tensor.Float64, 64, 64), nil)
-	mp, err := MapNPY(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer mp.Close()
+	mp, path := mapTemp(t, 64, 64)
 	if err := os.Truncate(path, 0); err != nil {
 		t.Fatal(err)
 	}

@@ -556,15 +556,7 @@ func skipMTXBlanks(line []byte, p int) int {
 }
 
 // trimMTXBlanks returns line without its leading and trailing blanks.
-func trimMTXBlanks(line []byte) []byte {
-	for len(line) > 0 && isMTXBlank(line[0]) {
-		line = line[1:]
-	}
-	for len(line) > 0 && isMTXBlank(line[len(line)-1]) {
-		line = line[:len(line)-1]
-	}
-	return line
-}
+func trimMTXBlanks(line []byte) []byte { return trimBytes(line, isMTXBlank) }
 
 // addEntry adds x to dst[p], entry (i, j) listed at line, and checks that
 // the sum is finite.
