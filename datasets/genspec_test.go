@@ -2,8 +2,8 @@ package datasets
 
 import (
 	"math"
+	"reflect"
 	"runtime"
-	"slices"
 	"strings"
 	"testing"
 
@@ -43,32 +43,13 @@ func TestDefaultGenSpec(t *testing.T) {
 		}
 		// The parameters that apply, and nothing else, are set.
 		zeroOthers := s
-		for _, key := range []string{"m", "n", "lo", "hi", "seed", "sigma", "theta", "layout", "alpha", "family"} {
-			if !slices.Contains(GeneratorParams(name), key) {
-				continue
+		fields := reflect.ValueOf(&zeroOthers).Elem()
+		for _, key := range GeneratorParams(name) {
+			f := fields.FieldByName(strings.ToUpper(key[:1]) + key[1:]) // "lo": Lo
+			if !f.IsValid() {
+				t.Fatalf("%s: parameter %s has no GenSpec field", name, key)
 			}
-			switch key {
-			case "m":
-				zeroOthers.M = 0
-			case "n":
-				zeroOthers.N = 0
-			case "lo":
-				zeroOthers.Lo = 0
-			case "hi":
-				zeroOthers.Hi = 0
-			case "seed":
-				zeroOthers.Seed = 0
-			case "sigma":
-				zeroOthers.Sigma = 0
-			case "theta":
-				zeroOthers.Theta = 0
-			case "layout":
-				zeroOthers.Layout = ""
-			case "alpha":
-				zeroOthers.Alpha = 0
-			case "family":
-				zeroOthers.Family = 0
-			}
+			f.SetZero()
 		}
 		if zeroOthers != (GenSpec{Name: name}) {
 			t.Errorf("DefaultGenSpec(%q) sets fields that do not apply: %+v", name, s)
