@@ -192,6 +192,9 @@ func unblock(path string, flag int) {
 // error, not a crash.
 func TestMmapTruncated(t *testing.T) {
 	for _, lease := range []bool{true, false} {
+		if !lease && testing.Short() {
+			break
+		}
 		path, _ := genFile(t, "uniform:m=600,n=600,seed=2", "big.npy")
 		out := filepath.Join(t.TempDir(), "r.json")
 		var writer *os.File

@@ -26,7 +26,11 @@ func TestF32Scaled(t *testing.T) {
 			data[i] = v * s
 		}
 		path := writeMatrix(t, "scaled.npy", 30, 40, data)
-		for _, algo := range []string{"rm+", "ga-stochastic"} {
+		algos := []string{"rm+", "ga-stochastic"}
+		if testing.Short() {
+			algos = algos[:1]
+		}
+		for _, algo := range algos {
 			code, stdout, stderr := gpump(t, "solve", path, "--precision", "f32", "--algo", algo, "--eps", "1e-4", "--threads", "1", "-q")
 			if code != exitOK {
 				t.Fatalf("%g %s: exit %d: %s", s, algo, code, stderr)
