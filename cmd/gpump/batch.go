@@ -61,13 +61,15 @@ followed by solve flags for that instance only, for example
 The solver flags given to batch apply to every instance; a manifest line's
 own flags override them.
 
-Output: one JSON line per instance, in the order they finish, to stdout or
---output: the fields of gpump solve without the strategies, plus
-"instance" (the argument or the manifest line) and "index" (its position),
-or "status": "error" and "error" for an instance that failed. One failing
-instance never stops the others. A summary table goes to stderr at the end.
+Output: one JSON line per instance, in the order they finish, to --output
+or stdout (on a terminal, one readable line each unless --json): the fields
+of gpump solve without the strategies, plus "instance" (the argument or the
+manifest line) and "index" (its position), or "status": "error" and "error"
+for an instance that failed. One failing instance never stops the others.
+A summary table goes to stderr at the end. --output may not be an input.
 With --resume the output file is appended to, and instances it already
-holds a result for (any status but error and canceled) are skipped.
+holds a result for (any status but error and canceled) are skipped; a file
+that is not this program's results is refused.
 
 Exit status: 1 if any instance failed, else 3 if interrupted, else 2 if a
 limit stopped any solve, else 0.
