@@ -13,8 +13,17 @@ import (
 type namedFile struct {
 	what  string
 	path  string
+	where string // more context, or ""
 	input bool
 	id    fileID
+}
+
+// name is the file as messages name it.
+func (f namedFile) name() string {
+	if f.where != "" {
+		return fmt.Sprintf("%s %s (%s)", f.what, f.path, f.where)
+	}
+	return f.what + " " + f.path
 }
 
 // fileID identifies the file a path leads to: by device and inode when it
@@ -87,9 +96,9 @@ func (l fileList) check() error {
 				continue
 			}
 			if b.input {
-				return fmt.Errorf("%s %s would overwrite %s %s: give another path", a.what, a.path, b.what, b.path)
+				return fmt.Errorf("%s would overwrite %s: give another path", a.name(), b.name())
 			}
-			return fmt.Errorf("%s %s and %s %s are the same file: give them different paths", a.what, a.path, b.what, b.path)
+			return fmt.Errorf("%s and %s are the same file: give them different paths", a.name(), b.name())
 		}
 	}
 	return nil

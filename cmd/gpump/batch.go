@@ -541,7 +541,10 @@ func (l *listing) files(manifest string) fileList {
 	var files fileList
 	files.add("the manifest", manifest, true)
 	for _, in := range l.insts {
-		files.add(fmt.Sprintf("the payoff file of instance %d (%s)", in.index, in.name), in.file, true)
+		files.add("the payoff file", in.file, true)
+		if len(files) > 0 && in.file != "" {
+			files[len(files)-1].where = fmt.Sprintf("instance %d: %s", in.index, in.name)
+		}
 	}
 	return files
 }
