@@ -39,7 +39,7 @@ func writeSummary(w io.Writer, v any, file string) error {
 
 // statusLine is the status and the relative gap against its target.
 func statusLine(w io.Writer, status string, rel, target, gap, abs float64) {
-	fmt.Fprintf(w, "%s\trelative gap %.4g", strings.ReplaceAll(status, "_", " "), rel)
+	fmt.Fprintf(w, "%s\trelative gap %.5g", strings.ReplaceAll(status, "_", " "), rel)
 	switch {
 	case target > 0:
 		fmt.Fprintf(w, " (target %.3g)", target)
@@ -51,7 +51,7 @@ func statusLine(w io.Writer, status string, rel, target, gap, abs float64) {
 
 func gameSummary(w io.Writer, o *solveOutput) {
 	statusLine(w, o.Status, o.RelativeGap, o.TargetRelativeGap, o.Gap, o.TargetAbsoluteGap)
-	fmt.Fprintf(w, "value\tin [%.8g, %.8g], gap %.4g, max |A_ij| %.6g\n", o.ValueLower, o.ValueUpper, o.Gap, o.MaxAbsEntry)
+	fmt.Fprintf(w, "value\tin [%.8g, %.8g], gap %.5g, max |A_ij| %.6g\n", o.ValueLower, o.ValueUpper, o.Gap, o.MaxAbsEntry)
 	if o.RoundingBound > 0 {
 		fmt.Fprintf(w, "\tof the float32 matrix; the float64 one's value is within %.3g more on each side\n", o.RoundingBound)
 	}
