@@ -73,7 +73,7 @@ func ReadNPY(path string, opt *ReadOptions) (*tensor.Dense, error) {
 		return nil, err
 	}
 	return readInput(path, "an npy file", func(f *os.File, size int64) (*tensor.Dense, error) {
-		return decodeNPY(f, size, dt)
+		return decodeNPY(f, size, dt, false)
 	})
 }
 
@@ -111,7 +111,7 @@ func DecodeNPY(r io.Reader, size int64, opt *ReadOptions) (*tensor.Dense, error)
 	if size < 0 {
 		size = streamSize(r)
 	}
-	return decodeNPY(r, size, dt)
+	return decodeNPY(r, size, dt, false)
 }
 
 // resultDtype returns the requested result dtype; the zero Dtype means
@@ -149,8 +149,9 @@ func streamSize(r io.Reader) int64 {
 	return -1
 }
 
-func decodeNPY(r io.Reader, size int64, dt tensor.Dtype) (*tensor.Dense, error) {
-	h, err := readNPYHeader(r, size)
+// decodeNPY decodes a .npy stream; with vector, a 1-D array too.
+func decodeNPY(r io.Reader, size int64, dt tensor.Dtype, vector bool) (*tensor.Dense, error) {
+	h, err := readHeader(r, size, vector)
 	if err != nil {
 		return nil, err
 	}

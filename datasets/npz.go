@@ -54,7 +54,7 @@ func ReadNPZ(path string, opt *ReadOptions) (*tensor.Dense, error) {
 		return nil, err
 	}
 	defer f.Close()
-	t, err := decodeNPZ(f, size, keyOf(opt), dt)
+	t, err := decodeNPZ(f, size, keyOf(opt), dt, false)
 	if err != nil {
 		return nil, inFile(path, err)
 	}
@@ -71,7 +71,26 @@ func DecodeNPZ(r io.ReaderAt, size int64, opt *ReadOptions) (*tensor.Dense, erro
 	if size < 0 {
 		return nil, fmt.Errorf("datasets: negative archive size %d", size)
 	}
-	return decodeNPZ(r, size, keyOf(opt), dt)
+	return decodeNPZ(r, size, keyOf(opt), dt, false)
+}
+
+// ReadNPZVector reads the 1-D (or 1×n) float or integer array named key from
+// the .npz archive at path as float64 values, with the checks of ReadNPZ:
+// the strategies archives gpump writes hold two of them, row and column.
+func ReadNPZVector(path, key string) ([]float64, error) {
+	f, size, err := openNPZ(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	t, err := decodeNPZ(f, size, key, tensor.Float64, true)
+	if err != nil {
+		return nil, inFile(path, err)
+	}
+	if sh := t.Shape(); sh[0] != 1 {
+		return nil, inFile(path, formatErr(-1, fmt.Sprintf("member %s: array of shape %v is not a vector", key, sh)))
+	}
+	return t.Data().([]float64), nil
 }
 
 // NPZMembers returns the names of the members of the .npz archive at
@@ -204,7 +223,7 @@ func selectMember(fs []*zip.File, key string) (*zip.File, error) {
 }
 
 // decodeNPZ reads the member key of the archive of size bytes in r.
-func decodeNPZ(r io.ReaderAt, size int64, key string, dt tensor.Dtype) (*tensor.Dense, error) {
+func decodeNPZ(r io.ReaderAt, size int64, key string, dt tensor.Dtype, vector bool) (*tensor.Dense, error) {
 	zr, err := openZip(r, size)
 	if err != nil {
 		return nil, err
@@ -213,7 +232,7 @@ func decodeNPZ(r io.ReaderAt, size int64, key string, dt tensor.Dtype) (*tensor.
 	if err != nil {
 		return nil, err
 	}
-	t, err := decodeMember(f, size, dt)
+	t, err := decodeMember(f, size, dt, vector)
 	if err != nil {
 		var de *dataError
 		if !errors.As(err, &de) {
@@ -234,7 +253,7 @@ func decodeNPZ(r io.ReaderAt, size int64, key string, dt tensor.Dtype) (*tensor.
 // decodeMember checks the sizes that the headers of member f of an
 // archive of size bytes claim, then decodes its .npy data and checks
 // that the rest of the member matches its checksum.
-func decodeMember(f *zip.File, size int64, dt tensor.Dtype) (*tensor.Dense, error) {
+func decodeMember(f *zip.File, size int64, dt tensor.Dtype, vector bool) (*tensor.Dense, error) {
 	if f.Flags&1 != 0 {
 		return nil, formatErr(-1, "is encrypted")
 	}
@@ -265,7 +284,7 @@ func decodeMember(f *zip.File, size int64, dt tensor.Dtype) (*tensor.Dense, erro
 		return nil, &dataError{msg: "opening", off: -1, cause: err}
 	}
 	defer rc.Close()
-	t, err := decodeNPY(rc, int64(usize), dt)
+	t, err := decodeNPY(rc, int64(usize), dt, vector)
 	if err != nil {
 		return nil, err
 	}

@@ -71,6 +71,15 @@ func (c *Cubic) Validate() error {
 // Start sets 0, the minimizer of R.
 func (c *Cubic) Start(state []float64) { clear(state) }
 
+// StartAt copies point (any finite point: the domain is the whole space).
+func (c *Cubic) StartAt(state, point []float64) error {
+	if !finite(point) {
+		return fmt.Errorf("solver: start point has a non-finite entry")
+	}
+	copy(state, point)
+	return nil
+}
+
 // Point copies the state.
 func (c *Cubic) Point(dst, state []float64) { copy(dst, state) }
 

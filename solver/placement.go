@@ -1,0 +1,277 @@
+package solver
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gpump/gpump/tensorops"
+)
+
+// placement is a game on a backend: the placed matrix and the engines of
+// the methods that solved it, each with its vectors.
+type placement struct {
+	g    *MatrixGame
+	be   tensorops.Backend
+	own  *tensorops.CPU // the temporary backend of an unplaced game's solve
+	a    tensorops.Matrix
+	unit float64
+	// at is Aᵀ for the sampled oracle, made for payoff version atVersion.
+	at        tensorops.Matrix
+	atVersion int
+	owned     []any
+	mp        [2]*mpEngine // by setup
+	sampled   [2]*mpEngine
+	rm        *rmEngine
+	omwu      *omwuEngine
+}
+
+func newPlacement(g *MatrixGame, be tensorops.Backend) (*placement, error) {
+	a, err := be.NewMatrix(g.a)
+	if err != nil {
+		return nil, fmt.Errorf("solver: %w", err)
+	}
+	return &placement{g: g, be: be, a: a, unit: unitOf(g.maxAbs), owned: []any{a}}, nil
+}
+
+// release ends one solve: a temporary placement is freed with its backend,
+// the game's own is unlocked.
+func (pl *placement) release() {
+	if pl.own != nil {
+		pl.free()
+		pl.own.Close()
+		return
+	}
+	pl.g.mu.Unlock()
+}
+
+func (pl *placement) free() { pl.be.Free(pl.owned...) }
+
+// vec allocates a vector of length n, freed with the placement.
+func (pl *placement) vec(n int) (tensorops.Vector, error) {
+	v, err := pl.be.NewVector(n)
+	if err != nil {
+		return nil, fmt.Errorf("solver: %w", err)
+	}
+	pl.owned = append(pl.owned, v)
+	return v, nil
+}
+
+// gameBase is what every engine on a game keeps on the backend: the best
+// point so far and the scratch to evaluate, scale and certify.
+type gameBase struct {
+	pl   *placement
+	be   tensorops.Backend
+	set  [2]tensorops.Setup
+	size [2]int
+	best [2]tensorops.Vector
+	f    [2]tensorops.Vector // the operator at the best point, at the end
+	// scaled holds the strategies times the game's unit, when it is not 1.
+	scaled [2]tensorops.Vector
+	gs     [2]tensorops.GapStats
+	ab     [2]tensorops.AvgBlock
+	// host holds a point on its way to or from the backend (warm starts,
+	// restarts, the result).
+	host      []float64
+	evals     int
+	passes    int
+	gapPasses int
+}
+
+func (pl *placement) newBase(s tensorops.Setup) (gameBase, error) {
+	m, n := pl.g.m, pl.g.n
+	b := gameBase{pl: pl, be: pl.be, set: [2]tensorops.Setup{s, s}, size: [2]int{m, n}, host: make([]float64, m+n)}
+	for k := range 2 {
+		for _, v := range []*tensorops.Vector{&b.best[k], &b.f[k], &b.scaled[k]} {
+			var err error
+			if *v, err = pl.vec(b.size[k]); err != nil {
+				return b, err
+			}
+		}
+	}
+	return b, nil
+}
+
+// vec allocates a vector the size of block k.
+func (b *gameBase) vec(k int) (tensorops.Vector, error) { return b.pl.vec(b.size[k]) }
+
+// point allocates one block's point: two vectors for the entropic setup
+// (log-weights and probabilities), one for the Euclidean setup.
+func (b *gameBase) point(k int, s tensorops.Setup) (tensorops.Point, error) {
+	v, err := b.vec(k)
+	if err != nil || s == tensorops.Euclidean {
+		return tensorops.Point{State: v, Value: v}, err
+	}
+	l, err := b.vec(k)
+	return tensorops.Point{State: l, Value: v}, err
+}
+
+// begin resets the work counters for a new solve.
+func (b *gameBase) begin() { b.evals, b.passes, b.gapPasses = 0, 0, 0 }
+
+func (b *gameBase) shape() shape {
+	g := b.pl.g
+	scale := g.maxAbs * b.pl.unit
+	if scale == 0 {
+		scale = 1
+	}
+	return shape{dim: g.m + g.n, scale: scale, unit: b.pl.unit, game: true}
+}
+
+func (b *gameBase) work(st *Stats) {
+	st.Evaluations, st.MatrixPasses, st.GapPasses = b.evals, b.passes, b.gapPasses
+}
+
+func (b *gameBase) release() { b.pl.release() }
+
+// scale returns v times the game's unit (v itself when the unit is 1).
+func (b *gameBase) scale(k int, v tensorops.Vector) tensorops.Vector {
+	if b.pl.unit == 1 {
+		return v
+	}
+	b.be.Axpby(b.scaled[k], b.pl.unit, v, 0, v)
+	return b.scaled[k]
+}
+
+// operator sets f = F(p, q) with one pass over A (internal units).
+func (b *gameBase) operator(f [2]tensorops.Vector, p, q tensorops.Vector) {
+	b.be.Operator(f[0], f[1], b.pl.a, b.scale(0, p), b.scale(1, q))
+	b.evals++
+	b.passes++
+}
+
+// gameCertificate turns the blocks' extremes into the gap and value
+// bracket: gap = max_i (A q)_i − min_j (Aᵀp)_j with −MinG of the row block =
+// max_i (A q)_i.
+func gameCertificate(rowMin, colMin float64) certificate {
+	return certificate{gap: -rowMin - colMin, lower: colMin, upper: -rowMin}
+}
+
+// certify certifies the pair x whose operator value is f.
+func (b *gameBase) certify(x, f [2]tensorops.Vector) (certificate, error) {
+	for k := range 2 {
+		b.ab[k] = tensorops.AvgBlock{X: x[k], G: f[k]}
+	}
+	if err := b.be.Average(b.gs[:], 0, b.ab[:]); err != nil {
+		return noCertificate, fmt.Errorf("solver: %w", err)
+	}
+	return gameCertificate(b.gs[0].MinG, b.gs[1].MinG), nil
+}
+
+// certifyPass certifies the pair x with a fresh pass over A into f: a gap
+// pass, not an operator evaluation.
+func (b *gameBase) certifyPass(x [2]tensorops.Vector) (certificate, error) {
+	b.be.Operator(b.f[0], b.f[1], b.pl.a, b.scale(0, x[0]), b.scale(1, x[1]))
+	b.passes++
+	b.gapPasses++
+	return b.certify(x, b.f)
+}
+
+// finish brings the best point to the host, renormalizes each strategy (a
+// running average drifts off the simplex by rounding), and certifies
+// exactly that point with a fresh pass over A, so the reported gap does not
+// inherit the rounding of the running averages of A q and Aᵀp.
+func (b *gameBase) finish(dst *Result) (certificate, error) {
+	m, n := b.size[0], b.size[1]
+	if cap(dst.X) < m+n {
+		dst.X = make([]float64, m+n)
+	}
+	dst.X = dst.X[:m+n]
+	dst.Row, dst.Column = dst.X[:m:m], dst.X[m:]
+	parts := [2][]float64{dst.Row, dst.Column}
+	for k := range 2 {
+		if err := b.be.Store(parts[k], b.best[k]); err != nil {
+			return noCertificate, fmt.Errorf("solver: %w", err)
+		}
+		normalize(parts[k])
+		if err := b.be.Load(b.best[k], parts[k]); err != nil {
+			return noCertificate, fmt.Errorf("solver: %w", err)
+		}
+	}
+	return b.certifyPass(b.best)
+}
+
+// normalize clips x at 0 and scales it to sum 1.
+func normalize(x []float64) {
+	var s float64
+	for i, v := range x {
+		v = math.Max(v, 0)
+		x[i] = v
+		s += v
+	}
+	for i := range x {
+		x[i] /= s
+	}
+}
+
+// initPair checks a warm start for the game and writes its normalized
+// strategies into the host buffer.
+func (b *gameBase) initPair(init []float64) error {
+	m, n := b.size[0], b.size[1]
+	if len(init) != m+n {
+		return fmt.Errorf("solver: warm start of length %d for a %d×%d game (want %d = m + n)", len(init), m, n, m+n)
+	}
+	copy(b.host, init)
+	for k, x := range [2][]float64{b.host[:m], b.host[m:]} {
+		var s float64
+		for i, v := range x {
+			if !(v >= 0) || math.IsInf(v, 0) {
+				return fmt.Errorf("solver: warm start: %s strategy entry %d is %g", player(k), i, v)
+			}
+			s += v
+		}
+		if math.Abs(s-1) > InitTolerance(len(x)) {
+			return fmt.Errorf("solver: warm start: the %s strategy sums to %.17g, not 1", player(k), s)
+		}
+		normalize(x)
+	}
+	return nil
+}
+
+func player(k int) string { return [2]string{"row", "column"}[k] }
+
+// hostBest copies the best point into the host buffer, normalized.
+func (b *gameBase) hostBest() error {
+	m := b.size[0]
+	for k, x := range [2][]float64{b.host[:m], b.host[m:]} {
+		if err := b.be.Store(x, b.best[k]); err != nil {
+			return fmt.Errorf("solver: %w", err)
+		}
+		normalize(x)
+	}
+	return nil
+}
+
+// loadPoint loads block k of the host buffer into the point z of setup s.
+// An entropic point's log-weights mix in a fraction startMix of the uniform
+// distribution, so that no strategy starts at weight 0 (see MirrorProx).
+func (b *gameBase) loadPoint(z tensorops.Point, k int, s tensorops.Setup) error {
+	x := b.host[:b.size[0]]
+	if k == 1 {
+		x = b.host[b.size[0]:]
+	}
+	if s == tensorops.Entropic {
+		u := startMix / float64(len(x))
+		for i, v := range x {
+			x[i] = (1-startMix)*v + u
+		}
+		normalize(x)
+		if err := b.be.Load(z.Value, x); err != nil {
+			return fmt.Errorf("solver: %w", err)
+		}
+		for i, v := range x {
+			x[i] = math.Log(v)
+		}
+		if err := b.be.Load(z.State, x); err != nil {
+			return fmt.Errorf("solver: %w", err)
+		}
+		return nil
+	}
+	if err := b.be.Load(z.Value, x); err != nil {
+		return fmt.Errorf("solver: %w", err)
+	}
+	return nil
+}
+
+// startMix is the weight of the uniform distribution in an entropic warm
+// start or restart.
+const startMix = 1e-10
