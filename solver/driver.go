@@ -94,9 +94,9 @@ type engine interface {
 	// column (1) strategy of a game, the whole point (0) of other problems.
 	keep(k PointKind, part int)
 	// restartPolicy returns the method's restart policy (nil: none), and
-	// restart starts afresh from the best point, returning its certificate.
+	// restart starts afresh from the best point.
 	restartPolicy() *Restart
-	restart() (certificate, error)
+	restart() error
 	// finish writes the best point into dst (X, and Row and Column for a
 	// game) and returns its final certificate, recomputed where the problem
 	// allows.
@@ -228,13 +228,12 @@ func (t *tracker) run(ctx context.Context, dst *Result, e engine, s *Settings, m
 
 // restart has e start afresh from its best point.
 func (t *tracker) restart(e engine) error {
-	c, err := e.restart()
-	if err != nil {
+	if err := e.restart(); err != nil {
 		return err
 	}
 	t.stats.Restarts++
 	t.sinceRestart = 0
-	t.restartGap = c.gap
+	t.restartGap = t.best.gap
 	return nil
 }
 

@@ -84,12 +84,13 @@ func (e *mpGame) values(z [2]tensorops.Point) [2]tensorops.Vector {
 	return [2]tensorops.Vector{z[0].Value, z[1].Value}
 }
 
-// place sets y to argmin R, or to the host buffer's pair when from is true.
-func (e *mpGame) place(from bool) error {
+// place sets y to argmin R, or to the host buffer's pair mixed with a
+// fraction mix of the uniform distribution when mix ≥ 0.
+func (e *mpGame) place(mix float64) error {
 	for k := range 2 {
-		if !from {
+		if mix < 0 {
 			e.be.Start(e.y[k], e.set[k])
-		} else if err := e.loadPoint(e.y[k], k, e.set[k]); err != nil {
+		} else if err := e.loadPoint(e.y[k], k, e.set[k], mix); err != nil {
 			return err
 		}
 	}
@@ -97,16 +98,27 @@ func (e *mpGame) place(from bool) error {
 }
 
 func (e *mpGame) start(init []float64) (certificate, error) {
-	e.begin()
+	e.begin(e.avgX, e.avgG)
+	var c0 certificate
+	warm := false
 	if init != nil {
-		if err := e.initPair(init); err != nil {
+		var err error
+		if c0, warm, err = e.certifyInit(init); err != nil {
 			return noCertificate, err
 		}
 	}
-	if err := e.place(init != nil); err != nil {
+	mix := -1.0
+	if init != nil {
+		mix = startMix
+	}
+	if err := e.place(mix); err != nil {
 		return noCertificate, err
 	}
-	return e.evalY()
+	c, err := e.evalY()
+	if warm {
+		return c0, err
+	}
+	return c, err
 }
 
 // evalY evaluates m = F(y) and certifies y.
@@ -117,14 +129,15 @@ func (e *mpGame) evalY() (certificate, error) {
 	return e.certify(e.values(e.y), e.m)
 }
 
-func (e *mpGame) restart() (certificate, error) {
+func (e *mpGame) restart() error {
 	if err := e.hostBest(); err != nil {
-		return noCertificate, err
+		return err
 	}
-	if err := e.place(true); err != nil {
-		return noCertificate, err
+	if err := e.place(restartMix); err != nil {
+		return err
 	}
-	return e.evalY()
+	_, err := e.evalY()
+	return err
 }
 
 func (e *mpGame) trial(eta, w float64, t *Trial) (last, avg certificate, err error) {
@@ -178,7 +191,9 @@ func (e *mpGame) advance() error {
 func (e *mpGame) keep(k PointKind, b int) {
 	switch k {
 	case StartPoint:
-		e.be.Copy(e.best[b], e.y[b].Value)
+		if !e.warm { // else best holds the warm start
+			e.be.Copy(e.best[b], e.y[b].Value)
+		}
 	case AveragePoint:
 		e.be.Copy(e.best[b], e.avgX[b])
 	case LastPoint:

@@ -122,19 +122,34 @@ func (s EntropicSimplex) Point(dst, state []float64) {
 }
 
 // StartAt sets the log-weights of point, a probability vector up to
-// rounding, mixed with a fraction 1e-10 of the uniform distribution (see
-// MirrorProx: a weight of 0 could never grow again).
+// rounding, mixed with a fraction 1/4 of the uniform distribution, as
+// mirror-prox does for a game (see MirrorProx).
 func (s EntropicSimplex) StartAt(state, point []float64) error {
+	return s.startMixed(state, point, startMix)
+}
+
+// restartAt is StartAt for a restart: the mix is 1e-4.
+func (s EntropicSimplex) restartAt(state, point []float64) error {
+	return s.startMixed(state, point, restartMix)
+}
+
+func (s EntropicSimplex) startMixed(state, point []float64, mix float64) error {
 	if err := checkSimplex(point); err != nil {
 		return err
 	}
 	copy(state, point)
 	normalize(state)
-	u := startMix / float64(len(state))
+	u := mix / float64(len(state))
 	for i, v := range state {
-		state[i] = math.Log((1-startMix)*v + u)
+		state[i] = math.Log((1-mix)*v + u)
 	}
 	return nil
+}
+
+// restarter is implemented by geometries whose restart from a point of the
+// run differs from a warm start (the entropic simplex mixes less).
+type restarter interface {
+	restartAt(state, point []float64) error
 }
 
 // checkSimplex returns an error unless x has finite entries ≥ 0 summing to

@@ -77,6 +77,25 @@ func (p *Product) StartAt(state, point []float64) error {
 	return nil
 }
 
+// restartAt restarts every block, as its restartAt or StartAt does.
+func (p *Product) restartAt(state, point []float64) error {
+	for k, b := range p.blocks {
+		var err error
+		switch b := b.(type) {
+		case restarter:
+			err = b.restartAt(p.part(state, k), p.part(point, k))
+		case WarmStarter:
+			err = b.StartAt(p.part(state, k), p.part(point, k))
+		default:
+			err = fmt.Errorf("%T cannot start from a given point", b)
+		}
+		if err != nil {
+			return fmt.Errorf("solver: product block %d: %w", k, err)
+		}
+	}
+	return nil
+}
+
 // Point maps every block.
 func (p *Product) Point(dst, state []float64) {
 	for k, b := range p.blocks {

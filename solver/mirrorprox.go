@@ -134,6 +134,9 @@ func (m *MirrorProx) Uses(p Problem) error {
 		if m.Setup != tensorops.Entropic {
 			return errors.New("solver: MirrorProx.Setup applies to games: a Monotone problem's geometry is its Set")
 		}
+		if _, ok := p.Set.(WarmStarter); !ok && m.Restart != nil {
+			return fmt.Errorf("solver: restarts need a set that can start from a point (a WarmStarter), not %T", p.Set)
+		}
 		return p.validate()
 	}
 	return fmt.Errorf("solver: unsupported problem type %T", p)
@@ -181,7 +184,7 @@ type mpSpace interface {
 	keep(k PointKind, part int)
 	// restart sets y to the best point and evaluates m = F(y); the next
 	// accepted trial starts a new average.
-	restart() (certificate, error)
+	restart() error
 	finish(dst *Result, best certificate) (certificate, error)
 	work(st *Stats)
 	release()
@@ -293,11 +296,10 @@ func (e *mpEngine) step() (avg, last certificate, accepted bool, err error) {
 	return avg, last, true, nil
 }
 
-func (e *mpEngine) restart() (certificate, error) {
-	c, err := e.sp.restart()
+func (e *mpEngine) restart() error {
 	e.stale = false
 	e.avg.reset(e.averaging())
-	return c, err
+	return e.sp.restart()
 }
 
 func (e *mpEngine) finish(dst *Result, best certificate) (certificate, error) {

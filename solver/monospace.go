@@ -28,6 +28,8 @@ type vecSpace struct {
 	best, tmp     []float64
 	evals         int
 	exactEvals    int
+	// warm: the solve started from Settings.Init, which best holds.
+	warm bool
 }
 
 func newVecSpace(p *Monotone) *vecSpace {
@@ -90,23 +92,39 @@ func (e *vecSpace) support(g []float64) float64 {
 	return e.geo.Support(e.tmp)
 }
 
+// start starts from argmin R or from init. A warm start is certified as
+// given (one evaluation), kept as the best point, and then entered through
+// the geometry's StartAt (which may mix it, see EntropicSimplex.StartAt),
+// so that a solve never returns worse than its warm start.
 func (e *vecSpace) start(init []float64) (certificate, error) {
-	e.evals, e.exactEvals, e.avgGX = 0, 0, 0
+	e.evals, e.exactEvals, e.avgGX, e.warm = 0, 0, 0, false
 	if init == nil {
 		e.geo.Start(e.yS)
-	} else {
-		ws, ok := e.geo.(WarmStarter)
-		if !ok {
-			return noCertificate, fmt.Errorf("solver: the set %T cannot start from a given point (it is not a WarmStarter)", e.geo)
-		}
-		if len(init) != len(e.yS) {
-			return noCertificate, fmt.Errorf("solver: warm start of length %d for a problem of dimension %d", len(init), len(e.yS))
-		}
-		if err := ws.StartAt(e.yS, init); err != nil {
-			return noCertificate, err
-		}
+		return e.evalY()
 	}
-	return e.evalY()
+	ws, ok := e.geo.(WarmStarter)
+	if !ok {
+		return noCertificate, fmt.Errorf("solver: the set %T cannot start from a given point (it is not a WarmStarter)", e.geo)
+	}
+	if len(init) != len(e.yS) {
+		return noCertificate, fmt.Errorf("solver: warm start of length %d for a problem of dimension %d", len(init), len(e.yS))
+	}
+	if err := ws.StartAt(e.yS, init); err != nil {
+		return noCertificate, err
+	}
+	e.apply(e.g, init)
+	if !finite(e.g) {
+		return noCertificate, fmt.Errorf("%w at the warm start", ErrNonFinite)
+	}
+	c, err := e.certifyValue(e.c, init, e.g)
+	if err != nil {
+		return noCertificate, err
+	}
+	copy(e.best, init)
+	e.warm = true
+	c0 := certificate{gap: dot(c, init) + e.support(c), lower: math.NaN(), upper: math.NaN()}
+	_, err = e.evalY()
+	return c0, err
 }
 
 // evalY evaluates m = F(y) and certifies y.
@@ -124,12 +142,19 @@ func (e *vecSpace) evalY() (certificate, error) {
 }
 
 // restart starts from the best point; the new average starts empty.
-func (e *vecSpace) restart() (certificate, error) {
-	if err := e.geo.(WarmStarter).StartAt(e.yS, e.best); err != nil {
-		return noCertificate, err
+func (e *vecSpace) restart() error {
+	var err error
+	if r, ok := e.geo.(restarter); ok {
+		err = r.restartAt(e.yS, e.best)
+	} else {
+		err = e.geo.(WarmStarter).StartAt(e.yS, e.best) // MirrorProx.Uses checked it is one
+	}
+	if err != nil {
+		return err
 	}
 	e.avgGX = 0
-	return e.evalY()
+	_, err = e.evalY()
+	return err
 }
 
 func (e *vecSpace) trial(eta, w float64, t *Trial) (last, avg certificate, err error) {
@@ -182,7 +207,9 @@ func (e *vecSpace) advance() error {
 func (e *vecSpace) keep(k PointKind, _ int) {
 	switch k {
 	case StartPoint:
-		copy(e.best, e.yP)
+		if !e.warm { // else best holds the warm start
+			copy(e.best, e.yP)
+		}
 	case AveragePoint:
 		copy(e.best, e.avgX)
 	case LastPoint:

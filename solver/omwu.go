@@ -116,11 +116,16 @@ func (e *omwuEngine) alloc() error {
 }
 
 func (e *omwuEngine) start(init []float64) (certificate, error) {
-	e.begin()
-	if err := e.place(init); err != nil {
+	e.begin(e.avgX, e.avgF)
+	c0, warm, err := e.place(init)
+	if err != nil {
 		return noCertificate, err
 	}
-	return e.first()
+	c, err := e.first()
+	if warm {
+		return c0, err
+	}
+	return c, err
 }
 
 // first makes the current pair the start of a new average with g_{t−1} =
@@ -132,14 +137,15 @@ func (e *omwuEngine) first() (certificate, error) {
 	return e.pairEngine.first()
 }
 
-func (e *omwuEngine) restart() (certificate, error) {
+func (e *omwuEngine) restart() error {
 	if err := e.hostBest(); err != nil {
-		return noCertificate, err
+		return err
 	}
-	if err := e.placeHost(true); err != nil {
-		return noCertificate, err
+	if err := e.placeHost(restartMix); err != nil {
+		return err
 	}
-	return e.first()
+	_, err := e.first()
+	return err
 }
 
 // step is z_{t+1} = P_{z_t}(eta (2 g_t − g_{t−1})) in the entropic setup.

@@ -46,23 +46,29 @@ func (e *pairEngine) nextCost() int           { return 1 }
 func (e *pairEngine) restartPolicy() *Restart { return e.policy }
 
 // place sets z to the uniform pair, or to init (checked) when it is not
-// nil, and evaluates F there.
-func (e *pairEngine) place(init []float64) error {
+// nil, and evaluates F there. It returns the certificate of init when the
+// entropic setup mixes it (see certifyInit).
+func (e *pairEngine) place(init []float64) (c0 certificate, warm bool, err error) {
 	if init != nil {
-		if err := e.initPair(init); err != nil {
-			return err
+		if c0, warm, err = e.certifyInit(init); err != nil {
+			return c0, warm, err
 		}
 	}
-	return e.placeHost(init != nil)
+	mix := -1.0
+	if init != nil {
+		mix = startMix
+	}
+	return c0, warm, e.placeHost(mix)
 }
 
-// placeHost sets z to the uniform pair, or to the host buffer's pair, and
-// evaluates F there.
-func (e *pairEngine) placeHost(fromHost bool) error {
+// placeHost sets z to the uniform pair (mix < 0), or to the host buffer's
+// pair mixed with a fraction mix of the uniform distribution, and evaluates
+// F there.
+func (e *pairEngine) placeHost(mix float64) error {
 	for k := range 2 {
-		if !fromHost {
+		if mix < 0 {
 			e.be.Start(e.z[k], e.setup)
-		} else if err := e.loadPoint(e.z[k], k, e.setup); err != nil {
+		} else if err := e.loadPoint(e.z[k], k, e.setup, mix); err != nil {
 			return err
 		}
 	}
@@ -95,6 +101,9 @@ func (e *pairEngine) observe() (avg, last certificate, err error) {
 // keep copies block b of the average or of the current pair (the start
 // point is both) into the best point.
 func (e *pairEngine) keep(k PointKind, b int) {
+	if k == StartPoint && e.warm {
+		return // best holds the warm start
+	}
 	if k == LastPoint {
 		e.be.Copy(e.best[b], e.z[b].Value)
 	} else {

@@ -156,15 +156,27 @@ type sampledSpace struct {
 
 // start certifies y_0 with a pass, then draws the estimate m_1 of F(y_0).
 func (e *sampledSpace) start(init []float64) (certificate, error) {
-	e.begin()
+	e.begin(e.avgX, e.avgG)
 	e.iter, e.due, e.certified = 0, false, false
+	var c0 certificate
+	warm := false
 	if init != nil {
-		if err := e.initPair(init); err != nil {
+		var err error
+		if c0, warm, err = e.certifyInit(init); err != nil {
 			return noCertificate, err
 		}
 	}
-	if err := e.place(init != nil); err != nil {
+	mix := -1.0
+	if init != nil {
+		mix = startMix
+	}
+	if err := e.place(mix); err != nil {
 		return noCertificate, err
+	}
+	if warm {
+		// y is the mixed start: only its estimate is needed.
+		y := e.values(e.y)
+		return c0, e.smp.evaluate(e.m, y[0], y[1])
 	}
 	return e.evalY()
 }
@@ -182,15 +194,16 @@ func (e *sampledSpace) evalY() (certificate, error) {
 	return c, nil
 }
 
-func (e *sampledSpace) restart() (certificate, error) {
+func (e *sampledSpace) restart() error {
 	if err := e.hostBest(); err != nil {
-		return noCertificate, err
+		return err
 	}
-	if err := e.place(true); err != nil {
-		return noCertificate, err
+	if err := e.place(restartMix); err != nil {
+		return err
 	}
 	e.certified = false
-	return e.evalY()
+	_, err := e.evalY()
+	return err
 }
 
 func (e *sampledSpace) trial(eta, w float64, t *Trial) (last, avg certificate, err error) {

@@ -151,7 +151,9 @@ type Stats struct {
 	Rejections int
 	// Restarts counts the restarts of the method's Restart policy.
 	Restarts int
-	// Step is the last step size used (0 for the regret-matching methods).
+	// Step is the last step size used, in the problem's units (0 for the
+	// regret-matching methods). It is about 1/max |A_ij| for a game, so it
+	// overflows to +Inf for payoffs below about 1e-308.
 	Step float64
 	// Runtime is the wall time of the solve.
 	Runtime time.Duration

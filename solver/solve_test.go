@@ -554,23 +554,72 @@ func TestStepWeighted(t *testing.T) {
 	}
 }
 
-// TestExtremeScales: payoffs near 1e-200 and 1e200 give the iterations and
-// relative gaps of the same game at scale 1 (steps are formed without
-// squaring G0, regrets without the raw utilities).
+// TestExtremeScales: payoffs near 1e-308 (subnormal), 1e-200, 1e200 and
+// 1e308 give every method a finite, certified result, and every method but
+// adaprox (whose rule is not invariant to the scale of F) the iterations,
+// strategies and relative gap of the same game at scale 1: games far from
+// scale 1 are solved in units a power of two away.
 func TestExtremeScales(t *testing.T) {
 	a := uniformGame(14, 40, 30, -1, 1)
 	d := a.Data().([]float64)
-	for _, name := range []string{"ga-stochastic", "ga-smooth", "bach-levy", "backtracking", "rm+", "omwu"} {
+	for _, name := range solver.MethodNames() {
 		ref := solve(t, a, name, &solver.Settings{RelGap: 1e-3, MaxIterations: 20000})
-		for _, s := range []float64{1e-200, 1e200} {
+		for _, s := range []float64{1e-308, 1e-200, 1e200, 1e308} {
 			b := dense(40, 30, func(i, j int) float64 { return s * d[i*30+j] })
 			res := solve(t, b, name, &solver.Settings{RelGap: 1e-3, MaxIterations: 20000})
-			if res.Status != ref.Status || res.Iterations != ref.Iterations || math.Abs(res.RelGap-ref.RelGap) > 1e-9 {
-				t.Errorf("%s at scale %g: %v after %d iterations, relative gap %g; at scale 1: %v, %d, %g",
-					name, s, res.Status, res.Iterations, res.RelGap, ref.Status, ref.Iterations, ref.RelGap)
+			// The step of a game near 1e-308 is about 1e308 / max |A_ij|:
+			// it can overflow in the game's units, and only there.
+			if res.Status != solver.Converged || math.IsInf(res.Gap, 0) || math.IsNaN(res.Gap) || !(res.Step >= 0) || math.IsInf(res.Step, 0) && s > 1e-300 {
+				t.Errorf("%s at scale %g: %v, gap %g, step %g", name, s, res.Status, res.Gap, res.Step)
+				continue
+			}
+			if lo, hi := naiveBracketScaled(b, res); math.Abs(lo-res.ValueLower) > 1e-12*s || math.Abs(hi-res.ValueUpper) > 1e-12*s {
+				t.Errorf("%s at scale %g: bracket [%g, %g], naive [%g, %g]", name, s, res.ValueLower, res.ValueUpper, lo, hi)
+			}
+			if name == "adaprox" {
+				continue
+			}
+			if res.Iterations != ref.Iterations || math.Abs(res.RelGap-ref.RelGap) > 1e-9 {
+				t.Errorf("%s at scale %g: %d iterations, relative gap %g; at scale 1: %d, %g",
+					name, s, res.Iterations, res.RelGap, ref.Iterations, ref.RelGap)
+			}
+			for i := range res.X {
+				if math.Abs(res.X[i]-ref.X[i]) > 1e-9 {
+					t.Fatalf("%s at scale %g: strategy entry %d differs by %g", name, s, i, res.X[i]-ref.X[i])
+				}
 			}
 		}
 	}
+}
+
+// naiveBracketScaled is the value bracket of a result by a double loop,
+// with products formed after dividing A by its largest entry, so that
+// subnormal entries keep their precision.
+func naiveBracketScaled(a *tensor.Dense, res *solver.Result) (lo, hi float64) {
+	sh := a.Shape()
+	m, n := sh[0], sh[1]
+	d := a.Data().([]float64)
+	var mx float64
+	for _, v := range d {
+		mx = math.Max(mx, math.Abs(v))
+	}
+	s := math.Ldexp(1, -math.Ilogb(mx))
+	hi, lo = math.Inf(-1), math.Inf(1)
+	for i := range m {
+		var u float64
+		for j := range n {
+			u += d[i*n+j] * s * res.Column[j]
+		}
+		hi = math.Max(hi, u/s)
+	}
+	for j := range n {
+		var u float64
+		for i := range m {
+			u += d[i*n+j] * s * res.Row[i]
+		}
+		lo = math.Min(lo, u/s)
+	}
+	return lo, hi
 }
 
 // TestConvergedMeansCertified: at a target near machine precision the

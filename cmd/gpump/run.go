@@ -180,7 +180,7 @@ func (j *job) run(ctx context.Context, rec solver.Recorder, log *slog.Logger) (*
 		Point: res.Point.String(), ColumnPoint: res.ColumnPoint.String(),
 		Iterations: res.Iterations, OperatorEvaluations: res.Evaluations, MatrixPasses: res.MatrixPasses,
 		GapPasses: res.GapPasses, Oracle: "exact",
-		Rejections: res.Rejections, Step: res.Step,
+		Rejections: res.Rejections, Step: finiteOrNil(res.Step),
 		Seconds: res.Runtime.Seconds(), LoadSeconds: load.Seconds(),
 		Algorithm: res.Method, Source: l.source, Format: l.format, M: m, N: n,
 		Precision: precisionName(l.a.Dtype()), MaxAbsEntry: game.MaxAbs(), TargetRelativeGap: s.RelGap,
@@ -197,6 +197,14 @@ func (j *job) run(ctx context.Context, rec solver.Recorder, log *slog.Logger) (*
 		out.Setup = mp.Setup.String()
 	}
 	return out, res, nil
+}
+
+// finiteOrNil is x, or nil (JSON null) when x is not finite.
+func finiteOrNil(x float64) *float64 {
+	if math.IsInf(x, 0) || math.IsNaN(x) {
+		return nil
+	}
+	return &x
 }
 
 // round3 keeps three decimals, for log lines.
