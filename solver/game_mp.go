@@ -99,19 +99,8 @@ func (e *mpGame) place(mix float64) error {
 
 func (e *mpGame) start(init []float64) (certificate, error) {
 	e.begin(e.avgX, e.avgG)
-	var c0 certificate
-	warm := false
-	if init != nil {
-		var err error
-		if c0, warm, err = e.certifyInit(init); err != nil {
-			return noCertificate, err
-		}
-	}
-	mix := -1.0
-	if init != nil {
-		mix = startMix
-	}
-	if err := e.place(mix); err != nil {
+	c0, warm, err := e.placeStart(init)
+	if err != nil {
 		return noCertificate, err
 	}
 	c, err := e.evalY()
@@ -119,6 +108,19 @@ func (e *mpGame) start(init []float64) (certificate, error) {
 		return c0, err
 	}
 	return c, err
+}
+
+// placeStart sets y to argmin R or to init (checked), mixed as warm starts
+// are; warm reports that init was certified as given (see certifyInit).
+func (e *mpGame) placeStart(init []float64) (c0 certificate, warm bool, err error) {
+	mix := -1.0
+	if init != nil {
+		if c0, warm, err = e.certifyInit(init); err != nil {
+			return c0, warm, err
+		}
+		mix = startMix
+	}
+	return c0, warm, e.place(mix)
 }
 
 // evalY evaluates m = F(y) and certifies y.
@@ -130,14 +132,19 @@ func (e *mpGame) evalY() (certificate, error) {
 }
 
 func (e *mpGame) restart() error {
-	if err := e.hostBest(); err != nil {
-		return err
-	}
-	if err := e.place(restartMix); err != nil {
+	if err := e.placeBest(); err != nil {
 		return err
 	}
 	_, err := e.evalY()
 	return err
+}
+
+// placeBest sets y to the best point, mixed as restarts are.
+func (e *mpGame) placeBest() error {
+	if err := e.hostBest(); err != nil {
+		return err
+	}
+	return e.place(restartMix)
 }
 
 func (e *mpGame) trial(eta, w float64, t *Trial) (last, avg certificate, err error) {

@@ -51,14 +51,6 @@ type Validator interface {
 	Validate() error
 }
 
-var (
-	_ Validator = EntropicSimplex{}
-	_ Validator = EuclideanSimplex{}
-	_ Validator = (*Box)(nil)
-	_ Validator = (*Ball)(nil)
-	_ Validator = (*Product)(nil)
-)
-
 // WarmStarter is implemented by geometries that can start mirror-prox from a
 // given point (Settings.Init) and restart it from its best point. Every
 // geometry of this package is one.
@@ -68,13 +60,20 @@ type WarmStarter interface {
 	StartAt(state, point []float64) error
 }
 
+// Every geometry of the package validates its parameters and warm-starts.
+type checkedGeometry interface {
+	Geometry
+	Validator
+	WarmStarter
+}
+
 var (
-	_ WarmStarter = EntropicSimplex{}
-	_ WarmStarter = EuclideanSimplex{}
-	_ WarmStarter = (*Box)(nil)
-	_ WarmStarter = (*Ball)(nil)
-	_ WarmStarter = (*Product)(nil)
-	_ WarmStarter = (*Cubic)(nil)
+	_ checkedGeometry = EntropicSimplex{}
+	_ checkedGeometry = EuclideanSimplex{}
+	_ checkedGeometry = (*Box)(nil)
+	_ checkedGeometry = (*Ball)(nil)
+	_ checkedGeometry = (*Product)(nil)
+	_ checkedGeometry = (*Cubic)(nil)
 )
 
 // Sampler is implemented by geometries that can draw random points of their

@@ -120,20 +120,16 @@ func (p *Product) Divergence(z, zPoint, c []float64) float64 {
 }
 
 // Norm returns √(Σ_k ‖v_k‖²).
-func (p *Product) Norm(v []float64) float64 {
-	var s float64
-	for k, b := range p.blocks {
-		n := b.Norm(p.part(v, k))
-		s += n * n
-	}
-	return math.Sqrt(s)
-}
+func (p *Product) Norm(v []float64) float64 { return p.rootSumSq(v, Geometry.Norm) }
 
 // DualNorm returns √(Σ_k ‖g_k‖_*²).
-func (p *Product) DualNorm(g []float64) float64 {
+func (p *Product) DualNorm(g []float64) float64 { return p.rootSumSq(g, Geometry.DualNorm) }
+
+// rootSumSq returns √(Σ_k norm(block k, v_k)²).
+func (p *Product) rootSumSq(v []float64, norm func(Geometry, []float64) float64) float64 {
 	var s float64
 	for k, b := range p.blocks {
-		n := b.DualNorm(p.part(g, k))
+		n := norm(b, p.part(v, k))
 		s += n * n
 	}
 	return math.Sqrt(s)

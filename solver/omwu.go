@@ -45,13 +45,7 @@ func (m *OMWU) Uses(p Problem) error {
 	if !(m.Eta >= 0) || math.IsInf(m.Eta, 0) {
 		return fmt.Errorf("solver: omwu needs a finite step ≥ 0, got %g", m.Eta)
 	}
-	if err := m.Averaging.check(m.Name(), Uniform, Linear, Quadratic); err != nil {
-		return err
-	}
-	if err := m.Restart.validate(); err != nil {
-		return err
-	}
-	return usesGame(m.Name(), p)
+	return usesGame(m.Name(), p, m.Averaging, m.Restart)
 }
 
 func (m *OMWU) engine(p Problem, _ *Settings) (engine, error) {
@@ -138,10 +132,7 @@ func (e *omwuEngine) first() (certificate, error) {
 }
 
 func (e *omwuEngine) restart() error {
-	if err := e.hostBest(); err != nil {
-		return err
-	}
-	if err := e.placeHost(restartMix); err != nil {
+	if err := e.placeBest(); err != nil {
 		return err
 	}
 	_, err := e.first()

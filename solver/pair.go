@@ -76,6 +76,15 @@ func (e *pairEngine) placeHost(mix float64) error {
 	return nil
 }
 
+// placeBest sets z to the best point, mixed as restarts are, and evaluates
+// F there.
+func (e *pairEngine) placeBest() error {
+	if err := e.hostBest(); err != nil {
+		return err
+	}
+	return e.placeHost(restartMix)
+}
+
 // first makes z the first point of a new average and certifies it.
 func (e *pairEngine) first() (certificate, error) {
 	e.avg.reset(e.kind)

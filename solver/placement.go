@@ -322,18 +322,15 @@ func (b *gameBase) loadPoint(z tensorops.Point, k int, s tensorops.Setup, mix fl
 }
 
 // startMix is the weight of the uniform distribution mixed into an
-// entropic warm start or restart. The certificate of the average at the
-// new start's vertices grows with −log of their weights there, so a start
-// that gives some strategies almost nothing slows the new average down: on
-// five random games warm-started from their 1e-3 answers, ga-smooth, omwu
-// and backtracking reached 1e-4 in 0.25–1.10 of a cold start's passes with
-// a weight of 1e-10, 0.15–0.49 with 0.1, 0.16–0.44 with 0.2 and 0.18–0.41
-// with 0.3.
-const startMix = 0.25
+// entropic warm start. The certificate of the average at the new start's
+// vertices grows with −log of their weights there, so a start that gives
+// some strategies almost nothing slows the new average down; the README's
+// tuning sweep (TestTuneWarmStart) found weights from 0.1 to 0.3 best and
+// 1e-10 sometimes slower than a cold start.
+var startMix = 0.25
 
 // restartMix is startMix for a restart, which comes back to a point the run
-// itself reached and needs only keep every weight positive: with gap-based
-// restarts (Restart.Factor 0.5) ga-smooth needed 12 163 passes to 1e-4 on a
-// 150×120 random game with 1e-4 (21 109 without restarts), 13 518 with
-// 1e-10, and never converged with 1e-2 or more.
-const restartMix = 1e-4
+// itself reached and needs only keep every weight positive; with 1e-2 or
+// more, gap-based restarts kept undoing the run's progress
+// (TestTuneWarmStart).
+var restartMix = 1e-4

@@ -48,11 +48,9 @@ type RegretMatching struct {
 }
 
 // Warm starts of regret matching: the calibration's iterations, and the
-// fraction of the measured regret sums seeded (RM+, PRM+). On five random
-// games of 40 000 to 800 000 entries, warm-started from their 1e-3 answers,
-// these reached 1e-4 in 0.36 to 0.56 (RM+) and 0.67 to 0.94 (PRM+) of a cold
-// start's passes, the calibration included; fractions of 1/4 and 1/3 were
-// erratic, 1 and more slower (RM+); PRM+ gains little at any fraction.
+// fraction of the measured regret sums seeded (RM+, PRM+), from the README's
+// tuning sweep (TestTuneWarmStart): for RM+ fractions of 1/4 and 1/3 were
+// erratic and 1 and more slower; PRM+ gains little at any fraction.
 const warmCalibration = 10
 
 var warmFraction = [2]float64{0.5, 1}
@@ -85,20 +83,21 @@ func (m *RegretMatching) Knobs() []Knob {
 
 // Uses accepts matrix games.
 func (m *RegretMatching) Uses(p Problem) error {
-	if err := m.Averaging.check(m.Name(), Uniform, Linear, Quadratic); err != nil {
-		return err
-	}
 	if !(m.WarmRegret >= 0) || m.WarmRegret > 1e300 {
 		return fmt.Errorf("solver: WarmRegret must be finite and ≥ 0, got %g", m.WarmRegret)
 	}
-	if err := m.Restart.validate(); err != nil {
-		return err
-	}
-	return usesGame(m.Name(), p)
+	return usesGame(m.Name(), p, m.Averaging, m.Restart)
 }
 
-// usesGame accepts exactly the matrix games.
-func usesGame(method string, p Problem) error {
+// usesGame accepts exactly the matrix games, for a method that averages
+// uniformly, linearly or quadratically and restarts on r.
+func usesGame(method string, p Problem, a Averaging, r *Restart) error {
+	if err := a.check(method, Uniform, Linear, Quadratic); err != nil {
+		return err
+	}
+	if err := r.validate(); err != nil {
+		return err
+	}
 	g, ok := p.(*MatrixGame)
 	if !ok {
 		return fmt.Errorf("solver: %s solves matrix games (with the exact oracle) only, not %T", method, p)
@@ -226,10 +225,7 @@ func (e *rmEngine) restart() error {
 	if err != nil {
 		return err
 	}
-	if err := e.hostBest(); err != nil {
-		return err
-	}
-	if err := e.placeHost(restartMix); err != nil {
+	if err := e.placeBest(); err != nil {
 		return err
 	}
 	e.seed(c)

@@ -154,27 +154,16 @@ type sampledSpace struct {
 	due, certified bool
 }
 
-// start certifies y_0 with a pass, then draws the estimate m_1 of F(y_0).
+// start certifies y_0 with a pass (a warm start as given), then draws the
+// estimate m_1 of F(y_0).
 func (e *sampledSpace) start(init []float64) (certificate, error) {
 	e.begin(e.avgX, e.avgG)
 	e.iter, e.due, e.certified = 0, false, false
-	var c0 certificate
-	warm := false
-	if init != nil {
-		var err error
-		if c0, warm, err = e.certifyInit(init); err != nil {
-			return noCertificate, err
-		}
-	}
-	mix := -1.0
-	if init != nil {
-		mix = startMix
-	}
-	if err := e.place(mix); err != nil {
+	c0, warm, err := e.placeStart(init)
+	if err != nil {
 		return noCertificate, err
 	}
 	if warm {
-		// y is the mixed start: only its estimate is needed.
 		y := e.values(e.y)
 		return c0, e.smp.evaluate(e.m, y[0], y[1])
 	}
@@ -195,10 +184,7 @@ func (e *sampledSpace) evalY() (certificate, error) {
 }
 
 func (e *sampledSpace) restart() error {
-	if err := e.hostBest(); err != nil {
-		return err
-	}
-	if err := e.place(restartMix); err != nil {
+	if err := e.placeBest(); err != nil {
 		return err
 	}
 	e.certified = false

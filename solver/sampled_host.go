@@ -20,7 +20,7 @@ type sampledOracle struct {
 	b    int
 	a64  []float64
 	a32  []float32
-	// at64 or at32 is Aᵀ (n×m, row-major) with Settings.SampleTransposed.
+	// at64 or at32 is Aᵀ (n×m, row-major) with SampledGame.Transposed.
 	at64 []float64
 	at32 []float32
 	rng  *rand.Rand

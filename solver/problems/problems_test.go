@@ -194,7 +194,7 @@ func TestCenterConverges(t *testing.T) {
 }
 
 // TestCenterNeedsDiameter: without a certification radius the cubic setup
-// has no diameter, and Solve asks for Settings.Diameter. Given one, nothing
+// has no diameter, and Solve asks for MirrorProx.Diameter. Given one, nothing
 // is certified (gap +Inf), and the returned point is the average, as the
 // paper's method returns, not the start point: its error is less than half
 // the start's after 10 iterations.
