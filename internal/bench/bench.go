@@ -1,4 +1,10 @@
-package tensorops
+// Package bench measures a tensorops backend: the time of an operator
+// evaluation and of a mirror-prox iteration as the solver runs them (Run),
+// and the rate of a plain read of memory by the CPU (ReadRate), the yardstick
+// `gpump bench` compares the CPU backend's passes with. Iteration is that
+// mirror-prox iteration, which the CUDA backend's tests reuse to count its
+// launches and copies.
+package bench
 
 import (
 	"context"
@@ -6,14 +12,18 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"sync"
 	"time"
 
 	"gorgonia.org/tensor"
+
+	"github.com/gpump/gpump/internal/readloop"
+	"github.com/gpump/gpump/tensorops"
 )
 
-// BenchOptions configures Bench; the zero value (or nil) benchmarks a
+// Options configures Run; the zero value (or nil) benchmarks a
 // 4096×4096 float64 matrix for at least a second per measurement.
-type BenchOptions struct {
+type Options struct {
 	// M and N are the payoff matrix's shape; 0 means 4096.
 	M, N int
 	// Dtype is the storage type, tensor.Float64 (the default when unset)
@@ -26,8 +36,8 @@ type BenchOptions struct {
 	Seed uint64
 }
 
-// BenchResult is what Bench measured.
-type BenchResult struct {
+// Result is what Run measured.
+type Result struct {
 	// Backend is the backend's Name.
 	Backend string `json:"backend"`
 	// M, N and Dtype ("f64" or "f32") describe the payoff matrix.
@@ -52,13 +62,13 @@ type BenchResult struct {
 	IterationGBs float64 `json:"iteration_gb_s"`
 }
 
-// The defaults of BenchOptions.
+// The defaults of Options.
 const (
 	defaultBenchSize    = 4096
 	defaultBenchMinTime = time.Second
 )
 
-// Bench measures a backend on a payoff matrix with seeded entries uniform
+// Run measures a backend on a payoff matrix with seeded entries uniform
 // in [−1, 1): the time of one operator evaluation, and the time of one
 // mirror-prox iteration (entropic setup on both blocks, uniform averaging,
 // the constant step D/G0 = √(log m + log n) / max|A_ij|, the solver's
@@ -80,8 +90,8 @@ const (
 // It returns an error when the options are invalid, when the backend does,
 // or when ctx is done (checked between batches, which last at most about a
 // fifth of MinTime).
-func Bench(ctx context.Context, b Backend, opt *BenchOptions) (*BenchResult, error) {
-	var o BenchOptions
+func Run(ctx context.Context, b tensorops.Backend, opt *Options) (*Result, error) {
+	var o Options
 	if opt != nil {
 		o = *opt
 	}
@@ -95,7 +105,7 @@ func Bench(ctx context.Context, b Backend, opt *BenchOptions) (*BenchResult, err
 		o.MinTime = defaultBenchMinTime
 	}
 	if o.M < 0 || o.N < 0 {
-		return nil, fmt.Errorf("tensorops: bench: invalid shape %dx%d", o.M, o.N)
+		return nil, fmt.Errorf("bench: invalid shape %dx%d", o.M, o.N)
 	}
 	f32 := false
 	switch o.Dtype {
@@ -103,32 +113,31 @@ func Bench(ctx context.Context, b Backend, opt *BenchOptions) (*BenchResult, err
 	case tensor.Float32:
 		f32 = true
 	default:
-		return nil, fmt.Errorf("tensorops: bench: unsupported dtype %v (want float64 or float32)", o.Dtype)
+		return nil, fmt.Errorf("bench: unsupported dtype %v (want float64 or float32)", o.Dtype)
 	}
 	if o.M > math.MaxInt/o.N {
-		return nil, fmt.Errorf("tensorops: bench: %dx%d overflows", o.M, o.N)
+		return nil, fmt.Errorf("bench: %dx%d overflows", o.M, o.N)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 
-	s := &benchState{b: b}
-	defer s.free()
-	if err := s.setup(o.M, o.N, f32, o.Seed); err != nil {
-		return nil, fmt.Errorf("tensorops: bench: %w", err)
+	it, err := NewIteration(b, o.M, o.N, f32, o.Seed, tensorops.Entropic)
+	if err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
 	}
-	res := &BenchResult{Backend: b.Name(), M: o.M, N: o.N, Dtype: Float64.String()}
+	defer it.Free()
+	res := &Result{Backend: b.Name(), M: o.M, N: o.N, Dtype: tensorops.Float64.String()}
 	elem := int64(8)
 	if f32 {
-		res.Dtype, elem = Float32.String(), 4
+		res.Dtype, elem = tensorops.Float32.String(), 4
 	}
 	res.BytesPerOperator = int64(o.M) * int64(o.N) * elem
 
-	var err error
-	if res.OperatorSeconds, err = timeBatches(ctx, o.MinTime, s.operators); err != nil {
+	if res.OperatorSeconds, err = timeBatches(ctx, o.MinTime, it.Operators); err != nil {
 		return nil, err
 	}
-	if res.IterationSeconds, err = timeBatches(ctx, o.MinTime, s.iterations); err != nil {
+	if res.IterationSeconds, err = timeBatches(ctx, o.MinTime, it.Steps); err != nil {
 		return nil, err
 	}
 	res.OperatorGBs = float64(res.BytesPerOperator) / res.OperatorSeconds / 1e9
@@ -142,7 +151,7 @@ func Bench(ctx context.Context, b Backend, opt *BenchOptions) (*BenchResult, err
 // time per repetition.
 func timeBatches(ctx context.Context, minTime time.Duration, run func(k int) error) (float64, error) {
 	if err := run(1); err != nil {
-		return 0, fmt.Errorf("tensorops: bench: %w", err)
+		return 0, fmt.Errorf("bench: %w", err)
 	}
 	var elapsed time.Duration
 	var reps int64
@@ -152,7 +161,7 @@ func timeBatches(ctx context.Context, minTime time.Duration, run func(k int) err
 		}
 		t0 := time.Now()
 		if err := run(k); err != nil {
-			return 0, fmt.Errorf("tensorops: bench: %w", err)
+			return 0, fmt.Errorf("bench: %w", err)
 		}
 		d := time.Since(t0)
 		elapsed += d
@@ -164,36 +173,43 @@ func timeBatches(ctx context.Context, minTime time.Duration, run func(k int) err
 	return elapsed.Seconds() / float64(reps), nil
 }
 
-// benchState is the mirror-prox state of solver/game.go (mpGame) on a
-// backend, entropic on both blocks.
-type benchState struct {
-	b                        Backend
-	a                        Matrix
-	host                     []float64 // n floats: the synchronizing Store of the operator loop
-	y, x, yn                 [2]Point
-	m, g                     [2]Vector
-	avgX, avgG, navgX, navgG [2]Vector
-	blocks                   [2]ProxBlock
-	stats                    [2]BlockStats
+// Iteration is mirror-prox on a seeded matrix game held by a backend, as the
+// solver runs it (solver/game.go): each Step is the trial (x = P_y(η m),
+// g = F(x), y' = P_y(η g), ProxStats), its acceptance, and the advance
+// m = F(y') that the solver performs before the next trial. ProxStats is the
+// step's synchronization point; the advance is left in flight into the next
+// step, as in the solver. Run times it with the entropic setup; the CUDA
+// backend's tests count its launches and copies in every setup.
+type Iteration struct {
+	b                        tensorops.Backend
+	a                        tensorops.Matrix
+	host                     []float64 // n floats: the synchronizing Store of Operators
+	setup                    tensorops.Setup
+	y, x, yn                 [2]tensorops.Point
+	m, g                     [2]tensorops.Vector
+	avgX, avgG, navgX, navgG [2]tensorops.Vector
+	blocks                   [2]tensorops.ProxBlock
+	stats                    [2]tensorops.BlockStats
 	eta                      float64
 	iter                     int
 	owned                    []any
 }
 
-func (s *benchState) free() { s.b.Free(s.owned...) }
-
-func (s *benchState) vec(n int) (Vector, error) {
-	v, err := s.b.NewVector(n)
-	if err != nil {
+// NewIteration places an m×n matrix with seeded entries uniform in [−1, 1)
+// (float32 storage when f32) and the vectors of the iteration on b, both
+// blocks in the given setup, starts both blocks at argmin R and evaluates
+// m = F(y₀), as the solver's start does. The step is the solver's default
+// first step D/G0 = √(log m + log n) / max|A_ij|. Free releases it all.
+func NewIteration(b tensorops.Backend, m, n int, f32 bool, seed uint64, setup tensorops.Setup) (*Iteration, error) {
+	it := &Iteration{b: b, setup: setup}
+	if err := it.init(m, n, f32, seed); err != nil {
+		it.Free()
 		return nil, err
 	}
-	s.owned = append(s.owned, v)
-	return v, nil
+	return it, nil
 }
 
-// setup fills the matrix, places it and the vectors on the backend, and
-// evaluates m = F(y₀) at the start point, as the solver's start does.
-func (s *benchState) setup(m, n int, f32 bool, seed uint64) error {
+func (it *Iteration) init(m, n int, f32 bool, seed uint64) error {
 	var t *tensor.Dense
 	var maxAbs float64
 	if f32 {
@@ -205,89 +221,98 @@ func (s *benchState) setup(m, n int, f32 bool, seed uint64) error {
 		maxAbs = fillUniform(d, seed)
 		t = tensor.New(tensor.WithShape(m, n), tensor.WithBacking(d))
 	}
-	a, err := s.b.NewMatrix(t)
+	a, err := it.b.NewMatrix(t)
 	if err != nil {
 		return err
 	}
-	s.a = a
-	s.owned = append(s.owned, a)
-	s.host = make([]float64, n)
-	s.eta = math.Sqrt(math.Log(float64(m))+math.Log(float64(n))) / maxAbs
-	if !(s.eta > 0) || math.IsInf(s.eta, 0) { // a 1×1 game, or an all-zero matrix
-		s.eta = 1
+	it.a = a
+	it.owned = append(it.owned, a)
+	it.host = make([]float64, n)
+	it.eta = math.Sqrt(math.Log(float64(m))+math.Log(float64(n))) / maxAbs
+	if !(it.eta > 0) || math.IsInf(it.eta, 0) { // a 1×1 game, or an all-zero matrix
+		it.eta = 1
 	}
 	for k, l := range [2]int{m, n} {
-		for _, p := range []*Point{&s.y[k], &s.x[k], &s.yn[k]} {
-			if p.State, err = s.vec(l); err != nil {
+		for _, p := range []*tensorops.Point{&it.y[k], &it.x[k], &it.yn[k]} {
+			if p.Value, err = it.vec(l); err != nil {
 				return err
 			}
-			if p.Value, err = s.vec(l); err != nil {
+			p.State = p.Value
+			if it.setup == tensorops.Entropic {
+				if p.State, err = it.vec(l); err != nil {
+					return err
+				}
+			}
+		}
+		for _, v := range []*tensorops.Vector{&it.m[k], &it.g[k], &it.avgX[k], &it.avgG[k], &it.navgX[k], &it.navgG[k]} {
+			if *v, err = it.vec(l); err != nil {
 				return err
 			}
 		}
-		for _, v := range []*Vector{&s.m[k], &s.g[k], &s.avgX[k], &s.avgG[k], &s.navgX[k], &s.navgG[k]} {
-			if *v, err = s.vec(l); err != nil {
-				return err
-			}
-		}
-		s.b.Start(s.y[k], Entropic)
+		it.b.Start(it.y[k], it.setup)
 	}
-	s.b.Operator(s.m[0], s.m[1], s.a, s.y[0].Value, s.y[1].Value)
-	return s.b.Store(s.host, s.m[1])
+	it.b.Operator(it.m[0], it.m[1], it.a, it.y[0].Value, it.y[1].Value)
+	return it.b.Store(it.host, it.m[1])
 }
 
-// operators performs k operator evaluations at the current y and waits for
-// them.
-func (s *benchState) operators(k int) error {
-	for range k {
-		s.b.Operator(s.g[0], s.g[1], s.a, s.y[0].Value, s.y[1].Value)
+// Free releases the matrix and the vectors.
+func (it *Iteration) Free() { it.b.Free(it.owned...) }
+
+func (it *Iteration) vec(n int) (tensorops.Vector, error) {
+	v, err := it.b.NewVector(n)
+	if err != nil {
+		return nil, err
 	}
-	return s.b.Store(s.host, s.g[1])
+	it.owned = append(it.owned, v)
+	return v, nil
 }
 
-// iterations performs k mirror-prox iterations.
-func (s *benchState) iterations(k int) error {
+// Operators performs k operator evaluations at the current y and waits for
+// them with a Store of one operator value (n floats).
+func (it *Iteration) Operators(k int) error {
 	for range k {
-		if err := s.iterate(); err != nil {
+		it.b.Operator(it.g[0], it.g[1], it.a, it.y[0].Value, it.y[1].Value)
+	}
+	return it.b.Store(it.host, it.g[1])
+}
+
+// Steps performs k iterations.
+func (it *Iteration) Steps(k int) error {
+	for range k {
+		if err := it.Step(); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// iterate is one accepted iteration of mpGame: the trial (x = P_y(eta m),
-// g = F(x), y' = P_y(eta g), ProxStats), accept, and the advance m = F(y')
-// that the solver performs before the next trial. ProxStats is the
-// iteration's synchronization point; the advance is left in flight for the
-// next iteration, as in the solver.
-func (s *benchState) iterate() error { return s.iterateSetup(Entropic) }
-
-// iterateSetup is iterate with both blocks in the given setup, whose points
-// s must hold (Euclidean: State and Value one vector). Bench times only the
-// entropic iteration; the CUDA tests count the launches of both.
-func (s *benchState) iterateSetup(setup Setup) error {
-	s.iter++
-	w := 1 / float64(s.iter)
+// Step performs one accepted iteration.
+func (it *Iteration) Step() error {
+	it.iter++
+	w := 1 / float64(it.iter)
 	for k := range 2 {
-		s.b.Prox(s.x[k], s.y[k], s.m[k], s.eta, setup)
+		it.b.Prox(it.x[k], it.y[k], it.m[k], it.eta, it.setup)
 	}
-	s.b.Operator(s.g[0], s.g[1], s.a, s.x[0].Value, s.x[1].Value)
+	it.b.Operator(it.g[0], it.g[1], it.a, it.x[0].Value, it.x[1].Value)
 	for k := range 2 {
-		s.b.Prox(s.yn[k], s.y[k], s.g[k], s.eta, setup)
-		s.blocks[k] = ProxBlock{
-			Setup: setup, Y: s.y[k], X: s.x[k], YNew: s.yn[k], M: s.m[k], G: s.g[k],
-			AvgX: s.avgX[k], AvgG: s.avgG[k], NewAvgX: s.navgX[k], NewAvgG: s.navgG[k],
+		it.b.Prox(it.yn[k], it.y[k], it.g[k], it.eta, it.setup)
+		it.blocks[k] = tensorops.ProxBlock{
+			Setup: it.setup, Y: it.y[k], X: it.x[k], YNew: it.yn[k], M: it.m[k], G: it.g[k],
+			AvgX: it.avgX[k], AvgG: it.avgG[k], NewAvgX: it.navgX[k], NewAvgG: it.navgG[k],
 		}
 	}
-	if err := s.b.ProxStats(s.stats[:], w, s.blocks[:]); err != nil {
+	if err := it.b.ProxStats(it.stats[:], w, it.blocks[:]); err != nil {
 		return err
 	}
-	s.y, s.yn = s.yn, s.y
-	s.avgX, s.navgX = s.navgX, s.avgX
-	s.avgG, s.navgG = s.navgG, s.avgG
-	s.b.Operator(s.m[0], s.m[1], s.a, s.y[0].Value, s.y[1].Value)
+	it.y, it.yn = it.yn, it.y
+	it.avgX, it.navgX = it.navgX, it.avgX
+	it.avgG, it.navgG = it.navgG, it.avgG
+	it.b.Operator(it.m[0], it.m[1], it.a, it.y[0].Value, it.y[1].Value)
 	return nil
 }
+
+// Stats returns the scalars of the last step's ProxStats, row block first.
+func (it *Iteration) Stats() [2]tensorops.BlockStats { return it.stats }
 
 // fillUniform fills d with entries uniform in [−1, 1) from a splitmix64
 // stream seeded by seed (faster than math/rand for a matrix of billions of
@@ -308,6 +333,9 @@ func fillUniform[T float32 | float64](d []T, seed uint64) float64 {
 	return mx
 }
 
+// readF64 is the read loop of ReadRate: the CPU backend's fastest.
+var readF64 = readloop.F64
+
 // readRateJob reads worker w's share of a buffer with the fastest read
 // loop, split the way the passes split rows (span, in groups of eight
 // elements).
@@ -322,24 +350,32 @@ func (r *readRateJob) run(w int) {
 	r.sums[w][0] = readF64(r.buf[lo:hi])
 }
 
+// span returns worker w's share of total elements among nw workers, as the
+// CPU backend splits its passes: the ⌈total/align⌉ groups of align elements
+// dealt out evenly.
+func span(total, nw, w, align int) (lo, hi int) {
+	groups := (total + align - 1) / align
+	return min(w*groups/nw*align, total), min((w+1)*groups/nw*align, total)
+}
+
 // ReadRate measures the rate, in bytes per second, at which this machine's
 // CPU reads a float64 buffer of the given size with the CPU backend's
 // fastest read loop (the yardstick of BenchmarkPassVsRead), on threads
-// worker goroutines (<= 0: runtime.GOMAXPROCS(0)) organized as the CPU
-// backend's passes are. It is the practical peak a CPU operator evaluation
-// can approach: compare Bench's OperatorGBs with it. The buffer is allocated
-// and written once, then read repeatedly for at least minTime (<= 0: one
-// second). Use a buffer several times the last-level cache to measure
-// memory rather than cache bandwidth.
+// goroutines (<= 0: runtime.GOMAXPROCS(0)) sharing it the way the CPU
+// backend's passes share rows. It is the practical peak a CPU operator
+// evaluation can approach: compare Run's OperatorGBs with it. The buffer is
+// allocated and written once, then read repeatedly for at least minTime
+// (<= 0: one second). Use a buffer several times the last-level cache to
+// measure memory rather than cache bandwidth.
 func ReadRate(ctx context.Context, threads int, bytes int64, minTime time.Duration) (float64, error) {
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
 	if bytes < 8 {
-		return 0, fmt.Errorf("tensorops: read rate: buffer of %d bytes is too small", bytes)
+		return 0, fmt.Errorf("bench: read rate: buffer of %d bytes is too small", bytes)
 	}
 	if bytes/8 > math.MaxInt {
-		return 0, errors.New("tensorops: read rate: buffer too large")
+		return 0, errors.New("bench: read rate: buffer too large")
 	}
 	if minTime <= 0 {
 		minTime = defaultBenchMinTime
@@ -352,18 +388,14 @@ func ReadRate(ctx context.Context, threads int, bytes int64, minTime time.Durati
 	// shared zero page, which reads from the cache).
 	fillUniform(buf, 1)
 	job := &readRateJob{buf: buf, nw: threads, sums: make([][8]float64, threads)}
-	var p *pool
-	if threads > 1 {
-		p = newPool(threads)
-		defer p.close()
-	}
 	read := func(k int) error {
 		for range k {
-			if p != nil {
-				p.do(job, threads)
-			} else {
-				job.run(0)
+			var wg sync.WaitGroup
+			for w := 1; w < threads; w++ {
+				wg.Go(func() { job.run(w) })
 			}
+			job.run(0)
+			wg.Wait()
 		}
 		return nil
 	}

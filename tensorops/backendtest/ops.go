@@ -1,483 +1,15 @@
-package tensorops
+package backendtest
 
 import (
-	"context"
-	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
 
-	"gorgonia.org/tensor"
+	"github.com/gpump/gpump/tensorops"
 )
-
-// Tolerances of SelfTest. Every error is relative to the scale of the
-// quantity it measures, the sum of the magnitudes of the terms that form it
-// (for A q: Σ_j |A_ij q_j| per row), so that the bounds hold for any scale of
-// the inputs and a backend with a different summation order or with fused
-// multiply-adds passes with a wide margin, while a structural error (a
-// missing element, an off-by-one, a wrong stride, a wrong sign, float32
-// accumulation) shows up as an error of 1e-8 or far more.
-//
-// The same tolerances hold for float32 storage: the reference then runs on
-// the float32-rounded matrix, and the backend contract forms every product
-// and sum in float64, so the only difference left is the order of the
-// float64 additions. A backend that accumulated in float32 fails by 1e-8 or
-// more.
-const (
-	// SelfTestExactTol is the tolerance of the operations that only move
-	// data (Load/Store, Copy): they must reproduce every bit, including
-	// signed zeros and subnormals.
-	SelfTestExactTol = 0
-	// SelfTestElementwiseTol is the tolerance of the elementwise operations
-	// (Axpby, Start, Average): each output is a few roundings of its inputs,
-	// so any correct evaluation order (fused or not) is within 4·2⁻⁵³ ≈
-	// 4.4e-16 of the reference; 1e-14 leaves a factor of 20 for a device's
-	// log (Start) being an ulp or two off.
-	SelfTestElementwiseTol = 1e-14
-	// SelfTestReductionTol is the least tolerance of the operations with a
-	// reduction over a block or a row or column of A (Operator, MulVec,
-	// MulTVec, Prox, ProxStats, RegretMatch). A sum of k terms has a
-	// rounding error at most k·2⁻⁵³ times the sum of the terms' magnitudes
-	// in any order of addition (Higham, Accuracy and Stability of Numerical
-	// Algorithms, section 4.2), so the backend and the reference differ by at
-	// most 2k·2⁻⁵³ of it: the tolerance for a reduction of length k is
-	// max(SelfTestReductionTol, 4k·2⁻⁵³), which is 1e-12 up to k ≈ 2250.
-	// Random inputs give errors of about √k·2⁻⁵³ at most; the CPU backend
-	// stays below 1e-15 on the default shapes.
-	SelfTestReductionTol = 1e-12
-)
-
-// unitRoundoff is 2⁻⁵³, the unit roundoff of float64.
-const unitRoundoff = 0x1p-53
-
-// selfTestReductionTol is the tolerance of a reduction of length k.
-func selfTestReductionTol(k int) float64 {
-	return max(SelfTestReductionTol, 4*float64(k)*unitRoundoff)
-}
-
-// SelfTestResult is the largest relative error of one backend operation
-// against the reference, over one shape of the payoff matrix and one storage
-// type.
-type SelfTestResult struct {
-	// Op names the operation and, where it has variants, the variant:
-	// "Load/Store", "Copy", "Axpby", "Operator", "MulVec", "MulTVec",
-	// "Start/entropic", "Start/euclidean", "Prox/entropic",
-	// "Prox/euclidean", "ProxStats/entropic", "ProxStats/euclidean",
-	// "Average", "RegretMatch/rm+", "RegretMatch/prm+".
-	Op string
-	// Shape is the payoff matrix's shape "MxN"; the vector operations run on
-	// vectors of both lengths M and N.
-	Shape string
-	// Dtype is the storage type of the payoff matrix, "f64" or "f32".
-	Dtype string
-	// MaxRelErr is the largest error over every output of the operation,
-	// relative to the scale of that output (see the SelfTest*Tol
-	// constants). It is +Inf when an output is NaN or infinite where the
-	// reference is finite (an output the backend never wrote is NaN: every
-	// destination is filled with NaN first).
-	MaxRelErr float64
-	// Tol is the tolerance MaxRelErr is held to.
-	Tol float64
-	// Pass reports MaxRelErr <= Tol.
-	Pass bool
-}
-
-// SelfTestOptions configures SelfTest; the zero value (or nil) runs the
-// defaults.
-type SelfTestOptions struct {
-	// Seed seeds the random inputs: the same seed gives the same inputs.
-	Seed uint64
-	// Shapes are the payoff matrix shapes (rows, columns); nil means
-	// DefaultSelfTestShapes.
-	Shapes [][2]int
-	// Dtypes are the storage types (tensor.Float64, tensor.Float32); nil
-	// means both.
-	Dtypes []tensor.Dtype
-}
-
-// DefaultSelfTestShapes are the shapes SelfTest uses unless told otherwise:
-// a single entry; one row and one column long enough for the CPU backend to
-// split them over its workers (by columns and by rows) and for a GPU kernel
-// to need more than 65535 blocks of a grid dimension; sizes that are neither multiples of 4 or 8
-// (the CPU's row groups) nor of a GPU's warp or block; tall and wide shapes
-// beyond the 8-row groups; and shapes past the CPU backend's thresholds —
-// parallel passes by rows (1000×97), by columns when there are fewer rows than
-// four per worker (5×20000), and the column blocking of rows longer than
-// 2·16384 (100×32800).
-var DefaultSelfTestShapes = [][2]int{
-	{1, 1}, {1, 70001}, {70001, 1}, {7, 13}, {33, 65}, {257, 129},
-	{1000, 37}, {37, 1000}, {1000, 97}, {5, 20000}, {100, 32800},
-}
-
-// SelfTest runs every computing operation of the Backend contract on b and
-// on a plain-Go float64 reference (naive loops in this file) over fresh
-// seeded random inputs, for every shape and storage type of opt, and returns
-// one result per (operation, shape, dtype), in the order dtype, shape,
-// operation. Operations that do not read the matrix run for every dtype too
-// (with fresh inputs), so the table is rectangular.
-//
-// The inputs are what the contract allows, not only what the solver
-// happens to pass: signed vectors for the matrix products, two step sizes
-// for each prox (one of them large enough to make entropic probabilities
-// underflow below 1e-300 and Euclidean projections sparse), both signs of
-// RegretMatch, its "leave x unchanged" branch, aliased Axpby, and ProxStats
-// and Average on blocks of different setups and lengths. Every destination
-// is filled with NaN before the call, so an element not written is an
-// error, and ProxStats is checked to leave its input averages untouched.
-//
-// It returns an error when the backend does (allocation, a synchronization
-// point), when opt is invalid, or when ctx is done; a failed comparison is
-// not an error but a result with Pass false.
-func SelfTest(ctx context.Context, b Backend, opt *SelfTestOptions) ([]SelfTestResult, error) {
-	var o SelfTestOptions
-	if opt != nil {
-		o = *opt
-	}
-	shapes := o.Shapes
-	if shapes == nil {
-		shapes = DefaultSelfTestShapes
-	}
-	dtypes := o.Dtypes
-	if dtypes == nil {
-		dtypes = []tensor.Dtype{tensor.Float64, tensor.Float32}
-	}
-	for _, sh := range shapes {
-		if sh[0] <= 0 || sh[1] <= 0 {
-			return nil, fmt.Errorf("tensorops: selftest: invalid shape %dx%d", sh[0], sh[1])
-		}
-	}
-	for _, dt := range dtypes {
-		if dt != tensor.Float64 && dt != tensor.Float32 {
-			return nil, fmt.Errorf("tensorops: selftest: unsupported dtype %v (want float64 or float32)", dt)
-		}
-	}
-	var out []SelfTestResult
-	for _, dt := range dtypes {
-		for _, sh := range shapes {
-			if err := ctx.Err(); err != nil {
-				return out, err
-			}
-			// Each (shape, dtype) draws from its own stream, so that it
-			// sees the same inputs whatever else runs beside it: a failure
-			// can be rerun alone.
-			f32 := dt == tensor.Float32
-			stream := uint64(sh[0])<<33 ^ uint64(sh[1])<<1 ^ 0x9e3779b97f4a7c15
-			if f32 {
-				stream++
-			}
-			st := &selfTest{
-				ctx: ctx, b: b, m: sh[0], n: sh[1], f32: f32,
-				rng:   rand.New(rand.NewPCG(o.Seed, stream)),
-				shape: fmt.Sprintf("%dx%d", sh[0], sh[1]),
-			}
-			st.dtype = Float64.String()
-			if st.f32 {
-				st.dtype = Float32.String()
-			}
-			err := st.run()
-			b.Free(st.owned...)
-			out = append(out, st.out...)
-			if err != nil {
-				return out, err
-			}
-		}
-	}
-	return out, nil
-}
-
-// SelfTestWorst returns, for each operation in results (in the order of
-// first appearance), its worst result: a failing one before a passing one,
-// then the largest MaxRelErr. It is what a command prints as the largest
-// error per operation.
-func SelfTestWorst(results []SelfTestResult) []SelfTestResult {
-	var out []SelfTestResult
-	idx := map[string]int{}
-	for _, r := range results {
-		k, ok := idx[r.Op]
-		if !ok {
-			idx[r.Op] = len(out)
-			out = append(out, r)
-			continue
-		}
-		w := &out[k]
-		if (!r.Pass && w.Pass) || (r.Pass == w.Pass && r.MaxRelErr > w.MaxRelErr) {
-			*w = r
-		}
-	}
-	return out
-}
-
-// selfTest is one SelfTest run on one shape and dtype.
-type selfTest struct {
-	ctx          context.Context
-	b            Backend
-	rng          *rand.Rand
-	m, n         int
-	f32          bool
-	shape, dtype string
-	a            []float64 // the reference matrix (float32-rounded for f32)
-	mat          Matrix
-	owned        []any
-	out          []SelfTestResult
-}
-
-// errAccum collects the largest relative error of one operation.
-type errAccum struct{ max float64 }
-
-// add records |got − want| / scale; NaN or Inf where the reference is finite
-// counts as +Inf.
-func (e *errAccum) add(got, want, scale float64) {
-	e.max = max(e.max, relErr(got, want, scale))
-}
-
-// addVec records every element of got against want with the per-element
-// scales (or one common scale when len(scale) == 1).
-func (e *errAccum) addVec(got, want, scale []float64) {
-	for i := range want {
-		s := scale[0]
-		if len(scale) > 1 {
-			s = scale[i]
-		}
-		e.add(got[i], want[i], s)
-	}
-}
-
-// addBits records an error unless got and want hold the same bits.
-func (e *errAccum) addBits(got, want []float64) {
-	for i := range want {
-		if math.Float64bits(got[i]) == math.Float64bits(want[i]) {
-			continue
-		}
-		// Any difference fails; its size, relative to the larger of the
-		// two, is at most 2 (+Inf for NaN or Inf, 1 for +0 against −0).
-		r := relErr(got[i], want[i], max(math.Abs(got[i]), math.Abs(want[i])))
-		if r == 0 {
-			r = 1
-		}
-		e.max = max(e.max, r)
-	}
-}
-
-// minScale keeps a relative error finite when its scale is zero.
-const minScale = 0x1p-1022
-
-func relErr(got, want, scale float64) float64 {
-	if got == want {
-		return 0
-	}
-	if math.IsNaN(got) || math.IsNaN(want) || math.IsInf(got, 0) || math.IsInf(want, 0) {
-		return math.Inf(1)
-	}
-	if !(scale >= minScale) {
-		scale = minScale
-	}
-	return math.Abs(got-want) / scale
-}
-
-func (st *selfTest) record(op string, tol float64, e errAccum) {
-	st.out = append(st.out, SelfTestResult{
-		Op: op, Shape: st.shape, Dtype: st.dtype,
-		MaxRelErr: e.max, Tol: tol, Pass: e.max <= tol,
-	})
-}
-
-func (st *selfTest) wrap(op string, err error) error {
-	return fmt.Errorf("tensorops: selftest %s %s %s: %w", op, st.shape, st.dtype, err)
-}
-
-func (st *selfTest) run() error {
-	if err := st.matrix(); err != nil {
-		return st.wrap("NewMatrix", err)
-	}
-	ops := []struct {
-		name string
-		f    func() error
-	}{
-		{"Load/Store", st.loadStore},
-		{"Copy", st.copy},
-		{"Axpby", st.axpby},
-		{"Operator", st.operator},
-		{"MulVec", st.mulVec},
-		{"MulTVec", st.mulTVec},
-		{"Start", st.start},
-		{"Prox", st.prox},
-		{"ProxStats", st.proxStats},
-		{"Average", st.average},
-		{"RegretMatch", st.regretMatch},
-	}
-	for _, op := range ops {
-		if err := st.ctx.Err(); err != nil {
-			return err
-		}
-		if err := op.f(); err != nil {
-			return st.wrap(op.name, err)
-		}
-	}
-	return nil
-}
-
-// matrix draws the payoff matrix, uniform in [−2.5, 2.5) (not [−1, 1], so a
-// backend that assumes a unit scale shows it), and places it on the backend.
-func (st *selfTest) matrix() error {
-	mn := st.m * st.n
-	st.a = make([]float64, mn)
-	var t *tensor.Dense
-	if st.f32 {
-		d := make([]float32, mn)
-		for i := range d {
-			d[i] = float32(5*st.rng.Float64() - 2.5)
-			st.a[i] = float64(d[i])
-		}
-		t = tensor.New(tensor.WithShape(st.m, st.n), tensor.WithBacking(d))
-	} else {
-		d := make([]float64, mn)
-		for i := range d {
-			d[i] = 5*st.rng.Float64() - 2.5
-		}
-		copy(st.a, d)
-		t = tensor.New(tensor.WithShape(st.m, st.n), tensor.WithBacking(d))
-	}
-	mat, err := st.b.NewMatrix(t)
-	if err != nil {
-		return err
-	}
-	st.mat = mat
-	st.owned = append(st.owned, mat)
-	return nil
-}
-
-// lens are the two block lengths, rows then columns.
-func (st *selfTest) lens() [2]int { return [2]int{st.m, st.n} }
-
-// vec allocates a backend vector holding data.
-func (st *selfTest) vec(data []float64) (Vector, error) {
-	v, err := st.b.NewVector(len(data))
-	if err != nil {
-		return nil, err
-	}
-	st.owned = append(st.owned, v)
-	if err := st.b.Load(v, data); err != nil {
-		return nil, err
-	}
-	return v, nil
-}
-
-// nanVec allocates a backend vector of length n filled with NaN.
-func (st *selfTest) nanVec(n int) (Vector, error) { return st.vec(nans(n)) }
-
-// vecs allocates one backend vector for each of data.
-func (st *selfTest) vecs(data ...[]float64) ([]Vector, error) {
-	vs := make([]Vector, len(data))
-	for i, d := range data {
-		var err error
-		if vs[i], err = st.vec(d); err != nil {
-			return nil, err
-		}
-	}
-	return vs, nil
-}
-
-// store brings v to the host.
-func (st *selfTest) store(v Vector) ([]float64, error) {
-	h := make([]float64, v.Len())
-	if err := st.b.Store(h, v); err != nil {
-		return nil, err
-	}
-	return h, nil
-}
-
-// check brings v to the host and records it in e against want with the
-// scales of addVec.
-func (st *selfTest) check(e *errAccum, v Vector, want, scale []float64) error {
-	got, err := st.store(v)
-	if err != nil {
-		return err
-	}
-	e.addVec(got, want, scale)
-	return nil
-}
-
-// checkBits brings v to the host and records it in e against want bit for
-// bit.
-func (st *selfTest) checkBits(e *errAccum, v Vector, want []float64) error {
-	got, err := st.store(v)
-	if err != nil {
-		return err
-	}
-	e.addBits(got, want)
-	return nil
-}
-
-func nans(n int) []float64 {
-	v := make([]float64, n)
-	for i := range v {
-		v[i] = math.NaN()
-	}
-	return v
-}
-
-// uniform returns n values uniform in [lo, hi).
-func (st *selfTest) uniform(n int, lo, hi float64) []float64 {
-	v := make([]float64, n)
-	for i := range v {
-		v[i] = lo + (hi-lo)*st.rng.Float64()
-	}
-	return v
-}
-
-// simplex returns a random point of the probability simplex of dimension
-// n with about a fraction zero of its entries exactly 0 (never all).
-func (st *selfTest) simplex(n int, zero float64) []float64 {
-	v := make([]float64, n)
-	var s float64
-	for i := range v {
-		if st.rng.Float64() >= zero {
-			v[i] = st.rng.Float64() + 1e-3
-			s += v[i]
-		}
-	}
-	if s == 0 {
-		k := st.rng.IntN(n)
-		v[k], s = 1, 1
-	}
-	for i := range v {
-		v[i] /= s
-	}
-	return v
-}
-
-// logPoint returns normalized log-weights with entries spread over about
-// [−spread, spread] before normalization, and their probabilities
-// (materialized as the contract says).
-func (st *selfTest) logPoint(n int, spread float64) (logw, prob []float64) {
-	raw := st.uniform(n, -spread, spread)
-	lse := refLogSumExp(raw)
-	logw, prob = make([]float64, n), make([]float64, n)
-	for i, r := range raw {
-		logw[i] = r - lse
-		prob[i] = refProb(logw[i])
-	}
-	return logw, prob
-}
-
-// wild returns n values of random sign and magnitude 2^±100, with a
-// subnormal and a negative zero when n allows: data that must survive a
-// copy bit for bit.
-func (st *selfTest) wild(n int) []float64 {
-	v := make([]float64, n)
-	for i := range v {
-		v[i] = math.Ldexp(2*st.rng.Float64()-1, st.rng.IntN(201)-100)
-	}
-	if n >= 2 {
-		v[n-1] = 5e-324
-		v[0] = math.Copysign(0, -1)
-	}
-	return v
-}
 
 // exactCheck records, for wild data of both lengths placed on the backend,
 // the bits of the vector move returns against the data.
-func (st *selfTest) exactCheck(op string, move func(src Vector) (Vector, error)) error {
+func (st *selfTest) exactCheck(op string, move func(src tensorops.Vector) (tensorops.Vector, error)) error {
 	var e errAccum
 	for _, n := range st.lens() {
 		data := st.wild(n)
@@ -493,16 +25,16 @@ func (st *selfTest) exactCheck(op string, move func(src Vector) (Vector, error))
 			return err
 		}
 	}
-	st.record(op, SelfTestExactTol, e)
+	st.record(op, ExactTol, e)
 	return nil
 }
 
 func (st *selfTest) loadStore() error {
-	return st.exactCheck("Load/Store", func(v Vector) (Vector, error) { return v, nil })
+	return st.exactCheck("Load/Store", func(v tensorops.Vector) (tensorops.Vector, error) { return v, nil })
 }
 
 func (st *selfTest) copy() error {
-	return st.exactCheck("Copy", func(src Vector) (Vector, error) {
+	return st.exactCheck("Copy", func(src tensorops.Vector) (tensorops.Vector, error) {
 		dst, err := st.nanVec(src.Len())
 		if err != nil {
 			return nil, err
@@ -559,7 +91,7 @@ func (st *selfTest) axpby() error {
 			}
 		}
 	}
-	st.record("Axpby", SelfTestElementwiseTol, e)
+	st.record("Axpby", ElementwiseTol, e)
 	return nil
 }
 
@@ -608,7 +140,7 @@ func (st *selfTest) atp(p, _ []float64) (want, scale []float64) {
 // and q (length n) and NaN-filled outputs fp (length m) and fq (length n);
 // fp is recorded against refP and fq against refQ, where a nil reference
 // leaves out an output the operation does not write.
-func (st *selfTest) matCheck(op string, tol float64, run func(fp, fq, p, q Vector), refP, refQ matRef) error {
+func (st *selfTest) matCheck(op string, tol float64, run func(fp, fq, p, q tensorops.Vector), refP, refQ matRef) error {
 	ph, qh := st.uniform(st.m, -1, 1), st.uniform(st.n, -1, 1)
 	vs, err := st.vecs(ph, qh, nans(st.m), nans(st.n))
 	if err != nil {
@@ -618,7 +150,7 @@ func (st *selfTest) matCheck(op string, tol float64, run func(fp, fq, p, q Vecto
 	run(fp, fq, p, q)
 	var e errAccum
 	for _, out := range [2]struct {
-		v   Vector
+		v   tensorops.Vector
 		ref matRef
 	}{{fp, refP}, {fq, refQ}} {
 		if out.ref == nil {
@@ -641,25 +173,25 @@ func (st *selfTest) operator() error {
 		}
 		return want, scale
 	}
-	return st.matCheck("Operator", selfTestReductionTol(max(st.m, st.n)),
-		func(fp, fq, p, q Vector) { st.b.Operator(fp, fq, st.mat, p, q) }, minusAq, st.atp)
+	return st.matCheck("Operator", reductionTol(max(st.m, st.n)),
+		func(fp, fq, p, q tensorops.Vector) { st.b.Operator(fp, fq, st.mat, p, q) }, minusAq, st.atp)
 }
 
 func (st *selfTest) mulVec() error {
-	return st.matCheck("MulVec", selfTestReductionTol(st.n),
-		func(fp, _, _, q Vector) { st.b.MulVec(fp, st.mat, q) }, st.aq, nil)
+	return st.matCheck("MulVec", reductionTol(st.n),
+		func(fp, _, _, q tensorops.Vector) { st.b.MulVec(fp, st.mat, q) }, st.aq, nil)
 }
 
 func (st *selfTest) mulTVec() error {
-	return st.matCheck("MulTVec", selfTestReductionTol(st.m),
-		func(_, fq, p, _ Vector) { st.b.MulTVec(fq, st.mat, p) }, nil, st.atp)
+	return st.matCheck("MulTVec", reductionTol(st.m),
+		func(_, fq, p, _ tensorops.Vector) { st.b.MulTVec(fq, st.mat, p) }, nil, st.atp)
 }
 
 // point allocates a NaN-filled point of the setup: two vectors for the
 // entropic setup, one shared vector for the Euclidean one.
-func (st *selfTest) point(n int, s Setup) (Point, error) {
+func (st *selfTest) point(n int, s tensorops.Setup) (tensorops.Point, error) {
 	var logw []float64
-	if s != Euclidean {
+	if s != tensorops.Euclidean {
 		logw = nans(n)
 	}
 	return st.loadPoint(logw, nans(n))
@@ -667,23 +199,23 @@ func (st *selfTest) point(n int, s Setup) (Point, error) {
 
 // loadPoint allocates a point holding the given log-weights (entropic; nil
 // for Euclidean) and values.
-func (st *selfTest) loadPoint(logw, value []float64) (Point, error) {
+func (st *selfTest) loadPoint(logw, value []float64) (tensorops.Point, error) {
 	v, err := st.vec(value)
 	if err != nil {
-		return Point{}, err
+		return tensorops.Point{}, err
 	}
 	if logw == nil {
-		return Point{State: v, Value: v}, nil
+		return tensorops.Point{State: v, Value: v}, nil
 	}
 	l, err := st.vec(logw)
 	if err != nil {
-		return Point{}, err
+		return tensorops.Point{}, err
 	}
-	return Point{State: l, Value: v}, nil
+	return tensorops.Point{State: l, Value: v}, nil
 }
 
 func (st *selfTest) start() error {
-	for _, s := range []Setup{Entropic, Euclidean} {
+	for _, s := range []tensorops.Setup{tensorops.Entropic, tensorops.Euclidean} {
 		var e errAccum
 		for _, n := range st.lens() {
 			pt, err := st.point(n, s)
@@ -699,7 +231,7 @@ func (st *selfTest) start() error {
 			for _, v := range val {
 				e.add(v, u, u)
 			}
-			if s == Entropic {
+			if s == tensorops.Entropic {
 				lw, err := st.store(pt.State)
 				if err != nil {
 					return err
@@ -710,7 +242,7 @@ func (st *selfTest) start() error {
 				}
 			}
 		}
-		st.record("Start/"+s.String(), SelfTestElementwiseTol, e)
+		st.record("Start/"+s.String(), ElementwiseTol, e)
 	}
 	return nil
 }
@@ -729,9 +261,9 @@ func refLogSumExp(v []float64) float64 {
 }
 
 // refProb materializes a log-weight as the contract says: probabilities
-// below 1e-300 (log-weights below MinLogProb) are 0.
+// below 1e-300 (log-weights below tensorops.MinLogProb) are 0.
 func refProb(l float64) float64 {
-	if l < MinLogProb {
+	if l < tensorops.MinLogProb {
 		return 0
 	}
 	return math.Exp(l)
@@ -780,18 +312,18 @@ func refProjectSimplex(v []float64) []float64 {
 // runProx places the center (log-weights cl, nil for the Euclidean setup,
 // and values cv) and g on the backend and returns Prox's result, written
 // into a NaN-filled point.
-func (st *selfTest) runProx(cl, cv, gh []float64, eta float64, s Setup) (Point, error) {
+func (st *selfTest) runProx(cl, cv, gh []float64, eta float64, s tensorops.Setup) (tensorops.Point, error) {
 	center, err := st.loadPoint(cl, cv)
 	if err != nil {
-		return Point{}, err
+		return tensorops.Point{}, err
 	}
 	g, err := st.vec(gh)
 	if err != nil {
-		return Point{}, err
+		return tensorops.Point{}, err
 	}
 	dst, err := st.point(len(cv), s)
 	if err != nil {
-		return Point{}, err
+		return tensorops.Point{}, err
 	}
 	st.b.Prox(dst, center, g, eta, s)
 	return dst, nil
@@ -802,13 +334,13 @@ func (st *selfTest) runProx(cl, cv, gh []float64, eta float64, s Setup) (Point, 
 // 1e-300 and must be materialized as 0; the large Euclidean step makes the
 // projection sparse.
 func (st *selfTest) prox() error {
-	tol := selfTestReductionTol(max(st.m, st.n))
+	tol := reductionTol(max(st.m, st.n))
 	var e errAccum
 	for _, n := range st.lens() {
 		for _, eta := range []float64{0.9, 800} {
 			cl, cp := st.logPoint(n, 3)
 			gh := st.uniform(n, -1, 1)
-			dst, err := st.runProx(cl, cp, gh, eta, Entropic)
+			dst, err := st.runProx(cl, cp, gh, eta, tensorops.Entropic)
 			if err != nil {
 				return err
 			}
@@ -828,7 +360,7 @@ func (st *selfTest) prox() error {
 			// tolerance of the 1e-300 cut, where either is right.
 			for i := range wp {
 				if (gp[i] == 0) != (wp[i] == 0) {
-					if math.Abs(wl[i]-MinLogProb) > 10*tol*scale[i] {
+					if math.Abs(wl[i]-tensorops.MinLogProb) > 10*tol*scale[i] {
 						e.max = max(e.max, 1)
 					}
 					continue
@@ -844,7 +376,7 @@ func (st *selfTest) prox() error {
 		for _, eta := range []float64{0.5, 50} {
 			ch := st.simplex(n, 0.2)
 			gh := st.uniform(n, -1, 1)
-			dst, err := st.runProx(nil, ch, gh, eta, Euclidean)
+			dst, err := st.runProx(nil, ch, gh, eta, tensorops.Euclidean)
 			if err != nil {
 				return err
 			}
@@ -865,14 +397,14 @@ func (st *selfTest) prox() error {
 
 // proxInputs are the host copies of one ProxStats block's inputs.
 type proxInputs struct {
-	setup                  Setup
+	setup                  tensorops.Setup
 	yl, xl, nl             []float64 // log-weights (entropic only)
 	y, x, yn, m, g, ax, ag []float64
 }
 
-// refStats holds the reference BlockStats and the scale of each field.
+// refStats holds the reference tensorops.BlockStats and the scale of each field.
 type refStats struct {
-	want, scale BlockStats
+	want, scale tensorops.BlockStats
 	nax, nag    []float64 // updated averages
 	sax, sag    []float64 // their per-element scales
 }
@@ -893,7 +425,7 @@ func refProxStats(in *proxInputs, w float64) refStats {
 		inner += d * dx
 		sInner += sd * sdx
 		switch in.setup {
-		case Entropic:
+		case tensorops.Entropic:
 			divXY += in.x[i] * (in.xl[i] - in.yl[i])
 			sDivXY += math.Abs(in.x[i]) * (math.Abs(in.xl[i]) + math.Abs(in.yl[i]))
 			divYX += in.yn[i] * (in.nl[i] - in.xl[i])
@@ -904,7 +436,7 @@ func refProxStats(in *proxInputs, w float64) refStats {
 			sDistXYNew += sdx
 			dual = max(dual, math.Abs(d))
 			sDual = max(sDual, sd)
-		case Euclidean:
+		case tensorops.Euclidean:
 			dy := in.x[i] - in.y[i]
 			sdy := math.Abs(in.x[i]) + math.Abs(in.y[i])
 			distXY += dy * dy
@@ -915,7 +447,7 @@ func refProxStats(in *proxInputs, w float64) refStats {
 			sDual += sd * sd
 		}
 	}
-	if in.setup == Euclidean {
+	if in.setup == tensorops.Euclidean {
 		divXY, divYX = distXY/2, distXYNew/2
 		sDivXY, sDivYX = sDistXY/2, sDistXYNew/2
 		distXY, distXYNew, dual = math.Sqrt(distXY), math.Sqrt(distXYNew), math.Sqrt(dual)
@@ -935,13 +467,13 @@ func refProxStats(in *proxInputs, w float64) refStats {
 		minAvg = min(minAvg, r.nag[i])
 		sMinAvg = max(sMinAvg, r.sag[i])
 	}
-	r.want = BlockStats{
-		GapStats: GapStats{MinG: minG, MinAvgG: minAvg},
+	r.want = tensorops.BlockStats{
+		GapStats: tensorops.GapStats{MinG: minG, MinAvgG: minAvg},
 		DivXY:    max(divXY, 0), DivYX: max(divYX, 0),
 		DistXY: distXY, DistXYNew: distXYNew, DualGM: dual, InnerGM: inner,
 	}
-	r.scale = BlockStats{
-		GapStats: GapStats{MinG: sMinG, MinAvgG: sMinAvg},
+	r.scale = tensorops.BlockStats{
+		GapStats: tensorops.GapStats{MinG: sMinG, MinAvgG: sMinAvg},
 		DivXY:    sDivXY, DivYX: sDivYX,
 		DistXY: sDistXY, DistXYNew: sDistXYNew, DualGM: sDual, InnerGM: sInner,
 	}
@@ -949,7 +481,7 @@ func refProxStats(in *proxInputs, w float64) refStats {
 }
 
 // addStats records every field of got against the reference.
-func (e *errAccum) addStats(got BlockStats, r *refStats) {
+func (e *errAccum) addStats(got tensorops.BlockStats, r *refStats) {
 	w, s := &r.want, &r.scale
 	e.add(got.MinG, w.MinG, s.MinG)
 	e.add(got.MinAvgG, w.MinAvgG, s.MinAvgG)
@@ -962,16 +494,16 @@ func (e *errAccum) addStats(got BlockStats, r *refStats) {
 }
 
 // proxBlock draws one block's inputs and places them on the backend.
-func (st *selfTest) proxBlock(n int, s Setup) (*proxInputs, ProxBlock, error) {
+func (st *selfTest) proxBlock(n int, s tensorops.Setup) (*proxInputs, tensorops.ProxBlock, error) {
 	in := &proxInputs{setup: s}
-	pb := ProxBlock{Setup: s}
+	pb := tensorops.ProxBlock{Setup: s}
 	var err error
 	pts := []struct {
 		l, v *[]float64
-		p    *Point
+		p    *tensorops.Point
 	}{{&in.yl, &in.y, &pb.Y}, {&in.xl, &in.x, &pb.X}, {&in.nl, &in.yn, &pb.YNew}}
 	for _, pt := range pts {
-		if s == Entropic {
+		if s == tensorops.Entropic {
 			*pt.l, *pt.v = st.logPoint(n, 2)
 		} else {
 			*pt.v = st.simplex(n, 0.2)
@@ -984,7 +516,7 @@ func (st *selfTest) proxBlock(n int, s Setup) (*proxInputs, ProxBlock, error) {
 	in.ax, in.ag = st.simplex(n, 0), st.uniform(n, -2, 2)
 	for _, v := range []struct {
 		h []float64
-		d *Vector
+		d *tensorops.Vector
 	}{{in.m, &pb.M}, {in.g, &pb.G}, {in.ax, &pb.AvgX}, {in.ag, &pb.AvgG}} {
 		if *v.d, err = st.vec(v.h); err != nil {
 			return nil, pb, err
@@ -1001,7 +533,7 @@ func (st *selfTest) proxBlock(n int, s Setup) (*proxInputs, ProxBlock, error) {
 
 // checkAverages records the updated averages ax and ag against the
 // reference.
-func (st *selfTest) checkAverages(e *errAccum, ax, ag Vector, r *refStats) error {
+func (st *selfTest) checkAverages(e *errAccum, ax, ag tensorops.Vector, r *refStats) error {
 	if err := st.check(e, ax, r.nax, r.sax); err != nil {
 		return err
 	}
@@ -1015,9 +547,9 @@ func (st *selfTest) checkAverages(e *errAccum, ax, ag Vector, r *refStats) error
 func (st *selfTest) proxStats() error {
 	var acc [2]errAccum // by setup
 	lens := st.lens()
-	for _, sets := range [][2]Setup{{Entropic, Euclidean}, {Euclidean, Entropic}} {
+	for _, sets := range [][2]tensorops.Setup{{tensorops.Entropic, tensorops.Euclidean}, {tensorops.Euclidean, tensorops.Entropic}} {
 		var ins [2]*proxInputs
-		var blocks [2]ProxBlock
+		var blocks [2]tensorops.ProxBlock
 		for k := range 2 {
 			var err error
 			if ins[k], blocks[k], err = st.proxBlock(lens[k], sets[k]); err != nil {
@@ -1025,9 +557,9 @@ func (st *selfTest) proxStats() error {
 			}
 		}
 		w := 0.05 + 0.9*st.rng.Float64()
-		dst := make([]BlockStats, 2)
+		dst := make([]tensorops.BlockStats, 2)
 		for k := range dst {
-			dst[k] = BlockStats{GapStats: GapStats{math.NaN(), math.NaN()}, DivXY: math.NaN(), DivYX: math.NaN(),
+			dst[k] = tensorops.BlockStats{GapStats: tensorops.GapStats{MinG: math.NaN(), MinAvgG: math.NaN()}, DivXY: math.NaN(), DivYX: math.NaN(),
 				DistXY: math.NaN(), DistXYNew: math.NaN(), DualGM: math.NaN(), InnerGM: math.NaN()}
 		}
 		if err := st.b.ProxStats(dst, w, blocks[:]); err != nil {
@@ -1048,9 +580,9 @@ func (st *selfTest) proxStats() error {
 			}
 		}
 	}
-	tol := selfTestReductionTol(max(st.m, st.n))
-	st.record("ProxStats/entropic", tol, acc[Entropic])
-	st.record("ProxStats/euclidean", tol, acc[Euclidean])
+	tol := reductionTol(max(st.m, st.n))
+	st.record("ProxStats/entropic", tol, acc[tensorops.Entropic])
+	st.record("ProxStats/euclidean", tol, acc[tensorops.Euclidean])
 	return nil
 }
 
@@ -1062,7 +594,7 @@ func (st *selfTest) average() error {
 	var e errAccum
 	lens := st.lens()
 	for _, withAvg := range []bool{true, false} {
-		var blocks [2]AvgBlock
+		var blocks [2]tensorops.AvgBlock
 		var xs, gs, axs, ags [2][]float64
 		for k, n := range lens {
 			xs[k], gs[k] = st.simplex(n, 0.2), st.uniform(n, -2, 2)
@@ -1083,7 +615,8 @@ func (st *selfTest) average() error {
 		if withAvg {
 			w = 0.05 + 0.9*st.rng.Float64()
 		}
-		dst := []GapStats{{math.NaN(), math.NaN()}, {math.NaN(), math.NaN()}}
+		nan := tensorops.GapStats{MinG: math.NaN(), MinAvgG: math.NaN()}
+		dst := []tensorops.GapStats{nan, nan}
 		if err := st.b.Average(dst, w, blocks[:]); err != nil {
 			return err
 		}
@@ -1106,7 +639,7 @@ func (st *selfTest) average() error {
 			}
 		}
 	}
-	st.record("Average", SelfTestElementwiseTol, e)
+	st.record("Average", ElementwiseTol, e)
 	return nil
 }
 
@@ -1169,7 +702,7 @@ func refRegretMatch(x, r, u []float64, sign, tiny float64, predictive bool) (nx,
 // with a threshold the regrets clear and once with one they cannot, where
 // x must stay exactly as it was.
 func (st *selfTest) regretMatch() error {
-	tol := selfTestReductionTol(max(st.m, st.n))
+	tol := reductionTol(max(st.m, st.n))
 	for _, pred := range []bool{false, true} {
 		var e errAccum
 		for k, n := range st.lens() {
