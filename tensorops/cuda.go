@@ -30,7 +30,7 @@ import (
 //
 // The payoff matrix and every vector live in device memory. Load and Store
 // are the only host↔device copies of vectors; ProxStats and Average bring
-// their scalars back in one device-to-host copy of a small struct (8
+// their scalars back in one device-to-host copy of a small struct (10
 // float64 per strategy block), which is the only synchronization of a
 // mirror-prox iteration.
 //
@@ -348,15 +348,15 @@ type cudaKernels struct {
 }
 
 // Workspace sizes: each reduction workspace holds the largest partial
-// buffer of a chunked kernel (kernels.VectorShape.WorkspaceLen: 8 words per
+// buffer of a chunked kernel (kernels.VectorShape.WorkspaceLen: 12 words per
 // chunk, at most kernels.MaxChunks chunks). Two serve the two strategy
 // blocks of ProxStats and Average, the two buffers of regret matching, and
 // the entropic prox.
-const cudaWorkspaceLen = kernels.StatsWords * kernels.MaxChunks
+const cudaWorkspaceLen = kernels.StatsRecordWords * kernels.MaxChunks
 
 // maxKernelArgs is the longest argument list of a kernel
-// (gpump_proxstats_entropic).
-const maxKernelArgs = 16
+// (gpump_proxstats_entropic and gpump_proxstats_euclidean).
+const maxKernelArgs = 17
 
 type cmdKind uint8
 
@@ -412,7 +412,7 @@ type cudaWorker struct {
 	mod     cu.Module
 	k       cudaKernels
 	ws      [2]cu.DevicePtr // reduction workspaces, cudaWorkspaceLen float64 each
-	out     cu.DevicePtr    // results of gpump_stats_finish, outCap·8 float64
+	out     cu.DevicePtr    // results of gpump_stats_finish, outCap·kernels.StatsWords float64
 	outCap  int             // strategy blocks out holds
 	host    []float64       // host copy of out, in page-locked memory
 	hostMem unsafe.Pointer  // host's memory (cuMemAllocHost)

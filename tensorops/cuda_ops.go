@@ -25,7 +25,7 @@ import (
 //	Prox ×2 (x = P_y(ηm))        4 launches
 //	Operator (g = F(x))          2 launches
 //	Prox ×2 (y' = P_y(ηg))       4 launches
-//	ProxStats (both blocks)      3 launches, 1 device-to-host copy of 128 bytes
+//	ProxStats (both blocks)      3 launches, 1 device-to-host copy of 160 bytes
 //	Operator (m = F(y'), advance) 2 launches
 //	total                        15 launches, 1 synchronization, no other copy
 //
@@ -493,7 +493,7 @@ func (c *CUDA) statsFinish(j int, chunks, modes [2]int64) {
 	}
 	out := c.w.out + cu.DevicePtr(j*kernels.StatsWords*8)
 	l := c.newLaunch(c.w.k.statsFinish, sl)
-	l.ptr(out).ptr(c.w.ws[0]).i64(chunks[0]).i64(modes[0]).ptr(ws1).i64(chunks[1]).i64(modes[1])
+	l.ptr(out).ptr(c.w.ws[0]).i64(chunks[0]).i64(modes[0]).f64(0).ptr(ws1).i64(chunks[1]).i64(modes[1]).f64(0)
 	c.submit(&l)
 }
 
@@ -529,10 +529,10 @@ func (c *CUDA) runStats(nb int, partial func(k int, ws cu.DevicePtr) (chunks, mo
 // pair of blocks (the solver has one pair): for each block,
 // gpump_proxstats_entropic or gpump_proxstats_euclidean with
 // VectorShape(n) (block 256, grid min(chunks, 32·SMs)), writing one record
-// of 8 float64 per chunk into workspace 0 or 1 and the new averages; then
+// of 12 float64 per chunk into workspace 0 or 1 and the new averages; then
 // gpump_stats_finish (grid = blocks of the pair, block 256) reducing the
-// records into 8 float64 per block. Then the synchronization point: one
-// cuMemcpyDtoH of 64 bytes per block. Two blocks: 3 launches, 1 copy.
+// records into 10 float64 per block. Then the synchronization point: one
+// cuMemcpyDtoH of 80 bytes per block. Two blocks: 3 launches, 1 copy.
 func (c *CUDA) ProxStats(dst []BlockStats, w float64, blocks []ProxBlock) error {
 	if len(dst) != len(blocks) {
 		panic("tensorops: ProxStats length mismatch")
@@ -607,7 +607,11 @@ func (c *CUDA) proxStatsPartial(b *ProxBlock, w float64, ws cu.DevicePtr) (chunk
 		mode = kernels.StatsModeEuclidean
 	}
 	l.ptr(c.vec(b.M).ptr).ptr(c.vec(b.G).ptr).ptr(c.vec(b.AvgX).ptr).ptr(c.vec(b.AvgG).ptr).
-		ptr(c.vec(b.NewAvgX).ptr).ptr(c.vec(b.NewAvgG).ptr).f64(w).i64(int64(x.n)).i64(vs.ChunkLen)
+		ptr(c.vec(b.NewAvgX).ptr).ptr(c.vec(b.NewAvgG).ptr)
+	if mode == kernels.StatsModeEuclidean {
+		l.ptr(0).ptr(0).ptr(0)
+	}
+	l.ptr(0).f64(w).i64(int64(x.n)).i64(vs.ChunkLen)
 	c.submit(&l)
 	return vs.Chunks, mode
 }
@@ -617,7 +621,7 @@ func (c *CUDA) proxStatsPartial(b *ProxBlock, w float64, ws cu.DevicePtr) (chunk
 // VectorShape(n) (block 256, grid min(chunks, 32·SMs); averages skipped
 // where nil), then gpump_stats_finish (grid = blocks of the pair, block
 // 256; MinAvgG NaN for a block without AvgG, as on the CPU). Then the
-// synchronization point: one cuMemcpyDtoH of 64 bytes per block. Two
+// synchronization point: one cuMemcpyDtoH of 80 bytes per block. Two
 // blocks: 3 launches, 1 copy.
 func (c *CUDA) Average(dst []GapStats, w float64, blocks []AvgBlock) error {
 	if len(dst) != len(blocks) {
@@ -657,7 +661,7 @@ func (c *CUDA) averagePartial(b *AvgBlock, w float64, ws cu.DevicePtr) (chunks, 
 		mode = kernels.StatsModeAverage
 	}
 	l := c.newLaunch(c.w.k.avgPartial, g.vs.Launch)
-	l.ptr(ws).ptr(x).ptr(g.ptr).ptr(ax).ptr(ag).f64(w).i64(int64(g.n)).i64(g.vs.ChunkLen)
+	l.ptr(ws).ptr(x).ptr(g.ptr).ptr(ax).ptr(ag).ptr(0).ptr(0).ptr(0).ptr(0).f64(w).i64(int64(g.n)).i64(g.vs.ChunkLen)
 	c.submit(&l)
 	return g.vs.Chunks, mode
 }
