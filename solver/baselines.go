@@ -41,7 +41,7 @@ func (l *baseline) start(s tensorops.Setup, method string) (Status, error) {
 		return NotTerminated, err
 	}
 	for k := range 2 {
-		l.be.Start(l.z[k], s)
+		l.be.Start(l.z[k], tensorops.Set{Setup: s})
 	}
 	l.operator(l.f, l.z[0].Value, l.z[1].Value)
 	return l.observe(1, StartPoint)
@@ -184,7 +184,7 @@ func runOMWU(t *tracker, b *gameBase, eta float64) (*Result, error) {
 		for k := range 2 {
 			l.be.Axpby(h[k], 2, l.f[k], -1, prev[k])
 			l.be.Copy(prev[k], l.f[k])
-			l.be.Prox(next[k], l.z[k], h[k], eta, tensorops.Entropic)
+			l.be.Prox(next[k], l.z[k], h[k], eta, tensorops.Set{Setup: tensorops.Entropic})
 		}
 		l.z, next = next, l.z
 		l.operator(l.f, l.z[0].Value, l.z[1].Value)

@@ -13,7 +13,7 @@ type gameBase struct {
 	be     tensorops.Backend
 	g      *MatrixGame
 	a      tensorops.Matrix
-	set    [2]tensorops.Setup
+	set    [2]tensorops.Set
 	size   [2]int
 	best   [2]tensorops.Vector
 	f      [2]tensorops.Vector // operator value of the best point, at the end
@@ -31,7 +31,7 @@ func newGameBase(be tensorops.Backend, g *MatrixGame) (*gameBase, error) {
 	if err != nil {
 		return nil, fmt.Errorf("solver: %w", err)
 	}
-	b := &gameBase{be: be, g: g, a: a, set: [2]tensorops.Setup{g.rowSet, g.colSet}, size: [2]int{g.m, g.n}}
+	b := &gameBase{be: be, g: g, a: a, set: [2]tensorops.Set{{Setup: g.rowSet}, {Setup: g.colSet}}, size: [2]int{g.m, g.n}}
 	b.owned = append(b.owned, a)
 	for k := range 2 {
 		if b.best[k], err = b.vec(k); err != nil {
@@ -166,7 +166,7 @@ func newMPGame(b *gameBase) (*mpGame, error) {
 	for k := range 2 {
 		var err error
 		for _, p := range []*tensorops.Point{&e.y[k], &e.x[k], &e.yn[k]} {
-			if *p, err = b.point(k, b.set[k]); err != nil {
+			if *p, err = b.point(k, b.set[k].Setup); err != nil {
 				return nil, err
 			}
 		}
@@ -203,7 +203,7 @@ func (e *mpGame) trial(eta, w float64, t *Trial) (last, avg certificate, err err
 	for k := range 2 {
 		e.be.Prox(e.yn[k], e.y[k], e.gv[k], eta, e.set[k])
 		e.blocks[k] = tensorops.ProxBlock{
-			Setup: e.set[k], Y: e.y[k], X: e.x[k], YNew: e.yn[k], M: e.m[k], G: e.gv[k],
+			Set: e.set[k], Y: e.y[k], X: e.x[k], YNew: e.yn[k], M: e.m[k], G: e.gv[k],
 			AvgX: e.avgX[k], AvgG: e.avgG[k], NewAvgX: e.navgX[k], NewAvgG: e.navgG[k],
 		}
 	}

@@ -331,6 +331,9 @@ type cudaKernel struct {
 	op    string // "cuLaunchKernel " + name, for errors
 	block int
 	args  []kernels.Arg
+	// launches counts the launches (worker side), for the test that every
+	// kernel is used.
+	launches int64
 }
 
 // cudaKernels are the functions of the module, looked up at start-up.
@@ -338,12 +341,13 @@ type cudaKernels struct {
 	op                                     [3][2]*cudaKernel // [kernels.OpKind][kernels.Dtype]
 	opFinish, fill, axpby                  *cudaKernel
 	logProxPartial, logProxFinish          *cudaKernel
+	box, ballPartial, ballFinish           *cudaKernel
 	proxStatsEnt, proxStatsEuc, avgPartial *cudaKernel
 	statsFinish, simplex                   *cudaKernel
 	rmDot, rmUpdate, rmNormalize           *cudaKernel
-	// byName holds every kernel of the module, the ones the contract does
-	// not use (the box and ball proxes) included: all are looked up and
-	// checked at start-up.
+	// byName holds every kernel of the module: all are looked up and
+	// checked at start-up, and every one is launched by some operation
+	// (TestCUDAConformance checks it).
 	byName map[string]*cudaKernel
 }
 
@@ -624,6 +628,9 @@ func (k *cudaKernels) load(mod cu.Module, kdev kernels.Device) error {
 	k.axpby = get(kernels.Axpby)
 	k.logProxPartial = get(kernels.LogProxPartial)
 	k.logProxFinish = get(kernels.LogProxFinish)
+	k.box = get(kernels.BoxProx)
+	k.ballPartial = get(kernels.BallPartial)
+	k.ballFinish = get(kernels.BallFinish)
 	k.proxStatsEnt = get(kernels.ProxStatsEnt)
 	k.proxStatsEuc = get(kernels.ProxStatsEuc)
 	k.avgPartial = get(kernels.AveragePartial)
@@ -643,6 +650,7 @@ func (w *cudaWorker) exec(q *cudaCmd) {
 			return
 		}
 		w.counts.launches++
+		q.k.launches++
 		err := q.k.fn.Launch(q.grid, 1, 1, q.block, 1, 1, 0, cu.NoStream, w.params[:q.nargs])
 		if err != nil {
 			w.pending = cuErr(q.k.op, err)

@@ -25,6 +25,21 @@ func (c *CUDA) TestCounts() CUDACounts {
 	return CUDACounts{Launches: n.launches, DtoH: n.dtoh, HtoD: n.htod, DtoD: n.dtod}
 }
 
+// TestKernelLaunches returns how many times each kernel of the module has
+// been launched.
+func (c *CUDA) TestKernelLaunches() map[string]int64 {
+	n := map[string]int64{}
+	if err := c.do(func() error {
+		for name, k := range c.w.k.byName {
+			n[name] = k.launches
+		}
+		return nil
+	}); err != nil {
+		panic(err)
+	}
+	return n
+}
+
 // A backend that becomes unreachable without Close stops its worker and
 // destroys its context.
 func TestCUDACleanup(t *testing.T) {
@@ -38,7 +53,7 @@ func TestCUDACleanup(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c.Start(Point{State: v, Value: v}, Euclidean)
+		c.Start(Point{State: v, Value: v}, Set{Setup: Euclidean})
 		if err := c.Store(make([]float64, 10), v); err != nil {
 			t.Fatal(err)
 		}

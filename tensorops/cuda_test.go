@@ -48,6 +48,13 @@ func TestCUDAConformance(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkResults(t, res, len(backendtest.DefaultShapes))
+	// The suite exercises every operation in every variant: every kernel
+	// the backend loads must have run.
+	for name, n := range c.TestKernelLaunches() {
+		if n == 0 {
+			t.Errorf("kernel %s was never launched", name)
+		}
+	}
 }
 
 // The same inputs give bitwise the same results on a second backend (the
@@ -92,15 +99,16 @@ func iterationCounts(t *testing.T, c *tensorops.CUDA, k int, iterate func() erro
 
 // A mirror-prox iteration (the solver's trial, accept and advance, as
 // bench.Iteration runs it) does exactly one device-to-host copy, no other
-// copy, and the documented 15 launches (entropic) or 11 (Euclidean),
-// without allocating.
+// copy, and the documented launches: 15 (entropic: two per prox), 11
+// (Euclidean simplex, box: one per prox), 15 (ball: two per prox), without
+// allocating.
 func TestCUDAIterationOneCopy(t *testing.T) {
 	c := newTestCUDA(t)
 	for _, f32 := range []bool{false, true} {
 		for _, c2 := range []struct {
 			setup    tensorops.Setup
 			launches float64
-		}{{tensorops.Entropic, 15}, {tensorops.Euclidean, 11}} {
+		}{{tensorops.Entropic, 15}, {tensorops.Euclidean, 11}, {tensorops.Box, 11}, {tensorops.Ball, 15}} {
 			t.Run(fmt.Sprintf("f32=%v/%v", f32, c2.setup), func(t *testing.T) {
 				it, err := bench.NewIteration(c, 300, 200, f32, 1, c2.setup)
 				if err != nil {
@@ -153,7 +161,7 @@ func TestCUDARegretMatchingIterationOneCopy(t *testing.T) {
 			}
 			defer c.Free(*v)
 		}
-		c.Start(tensorops.Point{State: x[k], Value: x[k]}, tensorops.Euclidean)
+		c.Start(tensorops.Point{State: x[k], Value: x[k]}, tensorops.Set{Setup: tensorops.Euclidean})
 	}
 	gs := make([]tensorops.GapStats, 2)
 	var ab [2]tensorops.AvgBlock
@@ -265,7 +273,7 @@ func TestCUDAStatsBlockCounts(t *testing.T) {
 		for k := range nb {
 			n, s := lens[k], setups[k]
 			var g, h tensorops.ProxBlock
-			g.Setup, h.Setup = s, s
+			g.Set, h.Set = tensorops.Set{Setup: s}, tensorops.Set{Setup: s}
 			for _, pt := range []struct{ g, h *tensorops.Point }{{&g.Y, &h.Y}, {&g.X, &h.X}, {&g.YNew, &h.YNew}} {
 				p := simplex(n)
 				pt.g.Value, pt.h.Value = load(p)

@@ -184,7 +184,7 @@ type Iteration struct {
 	b                        tensorops.Backend
 	a                        tensorops.Matrix
 	host                     []float64 // n floats: the synchronizing Store of Operators
-	setup                    tensorops.Setup
+	set                      [2]tensorops.Set
 	y, x, yn                 [2]tensorops.Point
 	m, g                     [2]tensorops.Vector
 	avgX, avgG, navgX, navgG [2]tensorops.Vector
@@ -197,19 +197,20 @@ type Iteration struct {
 
 // NewIteration places an m×n matrix with seeded entries uniform in [−1, 1)
 // (float32 storage when f32) and the vectors of the iteration on b, both
-// blocks in the given setup, starts both blocks at argmin R and evaluates
-// m = F(y₀), as the solver's start does. The step is the solver's default
+// blocks in the given setup (Box: [−1, 1] in every coordinate; Ball: radius
+// 1 around the uniform distribution), starts both blocks at argmin R and
+// evaluates m = F(y₀), as the solver's start does. The step is the solver's default
 // first step D/G0 = √(log m + log n) / max|A_ij|. Free releases it all.
 func NewIteration(b tensorops.Backend, m, n int, f32 bool, seed uint64, setup tensorops.Setup) (*Iteration, error) {
-	it := &Iteration{b: b, setup: setup}
-	if err := it.init(m, n, f32, seed); err != nil {
+	it := &Iteration{b: b}
+	if err := it.init(m, n, f32, seed, setup); err != nil {
 		it.Free()
 		return nil, err
 	}
 	return it, nil
 }
 
-func (it *Iteration) init(m, n int, f32 bool, seed uint64) error {
+func (it *Iteration) init(m, n int, f32 bool, seed uint64, setup tensorops.Setup) error {
 	var t *tensor.Dense
 	var maxAbs float64
 	if f32 {
@@ -233,12 +234,15 @@ func (it *Iteration) init(m, n int, f32 bool, seed uint64) error {
 		it.eta = 1
 	}
 	for k, l := range [2]int{m, n} {
+		if it.set[k], err = it.newSet(setup, l); err != nil {
+			return err
+		}
 		for _, p := range []*tensorops.Point{&it.y[k], &it.x[k], &it.yn[k]} {
 			if p.Value, err = it.vec(l); err != nil {
 				return err
 			}
 			p.State = p.Value
-			if it.setup == tensorops.Entropic {
+			if setup == tensorops.Entropic {
 				if p.State, err = it.vec(l); err != nil {
 					return err
 				}
@@ -249,10 +253,38 @@ func (it *Iteration) init(m, n int, f32 bool, seed uint64) error {
 				return err
 			}
 		}
-		it.b.Start(it.y[k], it.setup)
+		it.b.Start(it.y[k], it.set[k])
 	}
 	it.b.Operator(it.m[0], it.m[1], it.a, it.y[0].Value, it.y[1].Value)
 	return it.b.Store(it.host, it.m[1])
+}
+
+// newSet returns a set of dimension n in the setup: the box [−1, 1]ⁿ, the
+// ball of radius 1 around the uniform distribution.
+func (it *Iteration) newSet(setup tensorops.Setup, n int) (tensorops.Set, error) {
+	s := tensorops.Set{Setup: setup}
+	fill := func(v *tensorops.Vector, x float64) error {
+		var err error
+		if *v, err = it.vec(n); err != nil {
+			return err
+		}
+		h := make([]float64, n)
+		for i := range h {
+			h[i] = x
+		}
+		return it.b.Load(*v, h)
+	}
+	var err error
+	switch setup {
+	case tensorops.Box:
+		if err = fill(&s.Lo, -1); err == nil {
+			err = fill(&s.Hi, 1)
+		}
+	case tensorops.Ball:
+		s.Radius = 1
+		err = fill(&s.Center, 1/float64(n))
+	}
+	return s, err
 }
 
 // Free releases the matrix and the vectors.
@@ -291,13 +323,13 @@ func (it *Iteration) Step() error {
 	it.iter++
 	w := 1 / float64(it.iter)
 	for k := range 2 {
-		it.b.Prox(it.x[k], it.y[k], it.m[k], it.eta, it.setup)
+		it.b.Prox(it.x[k], it.y[k], it.m[k], it.eta, it.set[k])
 	}
 	it.b.Operator(it.g[0], it.g[1], it.a, it.x[0].Value, it.x[1].Value)
 	for k := range 2 {
-		it.b.Prox(it.yn[k], it.y[k], it.g[k], it.eta, it.setup)
+		it.b.Prox(it.yn[k], it.y[k], it.g[k], it.eta, it.set[k])
 		it.blocks[k] = tensorops.ProxBlock{
-			Setup: it.setup, Y: it.y[k], X: it.x[k], YNew: it.yn[k], M: it.m[k], G: it.g[k],
+			Set: it.set[k], Y: it.y[k], X: it.x[k], YNew: it.yn[k], M: it.m[k], G: it.g[k],
 			AvgX: it.avgX[k], AvgG: it.avgG[k], NewAvgX: it.navgX[k], NewAvgG: it.navgG[k],
 		}
 	}

@@ -68,9 +68,10 @@ func reductionTol(k int) float64 {
 type Result struct {
 	// Op names the operation and, where it has variants, the variant:
 	// "Load/Store", "Copy", "Axpby", "Operator", "MulVec", "MulTVec",
-	// "Start/entropic", "Start/euclidean", "Prox/entropic",
-	// "Prox/euclidean", "ProxStats/entropic", "ProxStats/euclidean",
-	// "Average", "RegretMatch/rm+", "RegretMatch/prm+".
+	// "Start/S", "Prox/S" and "ProxStats/S" for each setup S (entropic,
+	// euclidean, box, ball), "Average/simplex", "Average/box",
+	// "Average/ball", "Average/lin" (the linear terms),
+	// "RegretMatch/rm+", "RegretMatch/prm+".
 	Op string
 	// Shape is the payoff matrix's shape "MxN"; the vector operations run on
 	// vectors of both lengths M and N.

@@ -15,8 +15,10 @@ import (
 // allOps are the operations every Run shape reports, in order.
 var allOps = []string{
 	"Load/Store", "Copy", "Axpby", "Operator", "MulVec", "MulTVec",
-	"Start/entropic", "Start/euclidean", "Prox/entropic", "Prox/euclidean",
-	"ProxStats/entropic", "ProxStats/euclidean", "Average",
+	"Start/entropic", "Start/euclidean", "Start/box", "Start/ball",
+	"Prox/entropic", "Prox/euclidean", "Prox/box", "Prox/ball",
+	"ProxStats/entropic", "ProxStats/euclidean", "ProxStats/box", "ProxStats/ball",
+	"Average/simplex", "Average/box", "Average/ball", "Average/lin",
 	"RegretMatch/rm+", "RegretMatch/prm+",
 }
 
@@ -99,9 +101,9 @@ func (b brokenAxpby) Axpby(dst tensorops.Vector, alpha float64, x tensorops.Vect
 // 1e-300 (denormals and all).
 type brokenProx struct{ *tensorops.CPU }
 
-func (b brokenProx) Prox(dst, center tensorops.Point, g tensorops.Vector, eta float64, s tensorops.Setup) {
+func (b brokenProx) Prox(dst, center tensorops.Point, g tensorops.Vector, eta float64, s tensorops.Set) {
 	b.CPU.Prox(dst, center, g, eta, s)
-	if s == tensorops.Entropic {
+	if s.Setup == tensorops.Entropic {
 		for i, l := range cv(dst.State) {
 			cv(dst.Value)[i] = math.Exp(l)
 		}
@@ -121,7 +123,7 @@ type brokenProxStats struct{ *tensorops.CPU }
 func (b brokenProxStats) ProxStats(dst []tensorops.BlockStats, w float64, blocks []tensorops.ProxBlock) error {
 	err := b.CPU.ProxStats(dst, w, blocks)
 	for k := range blocks {
-		if blocks[k].Setup != tensorops.Entropic {
+		if blocks[k].Set.Setup != tensorops.Entropic {
 			continue
 		}
 		var s float64
@@ -130,6 +132,47 @@ func (b brokenProxStats) ProxStats(dst []tensorops.BlockStats, w float64, blocks
 			s += d * d
 		}
 		dst[k].DualGM = math.Sqrt(s)
+	}
+	return err
+}
+
+// brokenBoxStart starts a box at 0, inside the box or not.
+type brokenBoxStart struct{ *tensorops.CPU }
+
+func (b brokenBoxStart) Start(dst tensorops.Point, s tensorops.Set) {
+	b.CPU.Start(dst, s)
+	if s.Setup == tensorops.Box {
+		clear(cv(dst.Value))
+	}
+}
+
+// brokenBallStats adds the radius term of a ball's MinG instead of
+// subtracting it (the support max_z ⟨g, z⟩ instead of min_z).
+type brokenBallStats struct{ *tensorops.CPU }
+
+func (b brokenBallStats) ProxStats(dst []tensorops.BlockStats, w float64, blocks []tensorops.ProxBlock) error {
+	err := b.CPU.ProxStats(dst, w, blocks)
+	for k := range blocks {
+		if s := blocks[k].Set; s.Setup == tensorops.Ball {
+			var g2 float64
+			for _, g := range cv(blocks[k].G) {
+				g2 += g * g
+			}
+			dst[k].MinG += 2 * s.Radius * math.Sqrt(g2)
+		}
+	}
+	return err
+}
+
+// brokenLin leaves the last element out of Average's linear term at x.
+type brokenLin struct{ *tensorops.CPU }
+
+func (b brokenLin) Average(dst []tensorops.GapStats, w float64, blocks []tensorops.AvgBlock) error {
+	err := b.CPU.Average(dst, w, blocks)
+	for k := range blocks {
+		if l := cv(blocks[k].Lin); l != nil {
+			dst[k].LinX -= l[len(l)-1] * cv(blocks[k].X)[len(l)-1]
+		}
 	}
 	return err
 }
@@ -163,6 +206,9 @@ func TestBrokenBackends(t *testing.T) {
 		{brokenRegret{cpu}, "RegretMatch/", false}, // 1×1: normalizing r changes nothing
 		{brokenProxStats{cpu}, "ProxStats/entropic", false},
 		{brokenAverage{cpu}, "Average", true},
+		{brokenBoxStart{cpu}, "Start/box", true},
+		{brokenBallStats{cpu}, "ProxStats/ball", true},
+		{brokenLin{cpu}, "Average/lin", true},
 	}
 	shapes := [][2]int{{1, 1}, {1, 300}, {300, 1}, {7, 13}, {33, 65}, {257, 129}}
 	for _, c := range cases {
@@ -272,16 +318,29 @@ func TestReference(t *testing.T) {
 // every reduction, not the result).
 type reordered struct{ hostCPU }
 
-func rev(v tensorops.Vector) tensorops.CPUVector {
+// rev returns a reversed copy of v, nil for nil.
+func rev(v tensorops.Vector) tensorops.Vector {
+	if v == nil {
+		return nil
+	}
 	s := slices.Clone(cv(v))
 	slices.Reverse(s)
 	return s
 }
 
-func unrev(dst tensorops.Vector, s tensorops.CPUVector) {
+func unrev(dst, s tensorops.Vector) {
+	if dst == nil {
+		return
+	}
 	d := cv(dst)
-	copy(d, s)
+	copy(d, cv(s))
 	slices.Reverse(d)
+}
+
+// revSet reverses a set's vectors.
+func revSet(s tensorops.Set) tensorops.Set {
+	s.Lo, s.Hi, s.Center = rev(s.Lo), rev(s.Hi), rev(s.Center)
+	return s
 }
 
 func (b reordered) dots(dst []float64, a tensorops.Matrix, q []float64, sign float64) {
@@ -325,13 +384,13 @@ func (b reordered) Axpby(dst tensorops.Vector, alpha float64, x tensorops.Vector
 	}
 }
 
+// Average updates the averages by FMAs, then takes the gap quantities
+// from the CPU backend on reversed copies (with w = 0, which leaves the
+// copies of the averages as they are).
 func (b reordered) Average(dst []tensorops.GapStats, w float64, blocks []tensorops.AvgBlock) error {
+	rb := make([]tensorops.AvgBlock, len(blocks))
 	for k, x := range blocks {
 		g := cv(x.G)
-		st := tensorops.GapStats{MinG: math.Inf(1), MinAvgG: math.Inf(1)}
-		for i := len(g) - 1; i >= 0; i-- {
-			st.MinG = min(st.MinG, g[i])
-		}
 		if x.AvgX != nil {
 			xs, ax := cv(x.X), cv(x.AvgX)
 			for i := range ax {
@@ -342,28 +401,36 @@ func (b reordered) Average(dst []tensorops.GapStats, w float64, blocks []tensoro
 			ag := cv(x.AvgG)
 			for i := range ag {
 				ag[i] = math.FMA(w, g[i]-ag[i], ag[i])
-				st.MinAvgG = min(st.MinAvgG, ag[i])
 			}
 		}
-		dst[k] = st
+		rb[k] = tensorops.AvgBlock{Set: revSet(x.Set), X: rev(x.X), G: rev(x.G), Lin: rev(x.Lin), AvgX: rev(x.AvgX), AvgG: rev(x.AvgG)}
 	}
-	return nil
+	return b.CPU.Average(dst, 0, rb)
 }
 
 func revPoint(p tensorops.Point) tensorops.Point {
 	v := rev(p.Value)
-	if &cv(p.State)[0] == &cv(p.Value)[0] { // tensorops.Euclidean
+	if &cv(p.State)[0] == &cv(p.Value)[0] { // every setup but Entropic
 		return tensorops.Point{State: v, Value: v}
 	}
 	return tensorops.Point{State: rev(p.State), Value: v}
 }
 
-func (b reordered) Prox(dst, center tensorops.Point, g tensorops.Vector, eta float64, s tensorops.Setup) {
+func (b reordered) Start(dst tensorops.Point, s tensorops.Set) {
 	d := revPoint(dst)
-	b.CPU.Prox(d, revPoint(center), rev(g), eta, s)
-	unrev(dst.Value, d.Value.(tensorops.CPUVector))
-	if s == tensorops.Entropic {
-		unrev(dst.State, d.State.(tensorops.CPUVector))
+	b.CPU.Start(d, revSet(s))
+	unrev(dst.Value, d.Value)
+	if s.Setup == tensorops.Entropic {
+		unrev(dst.State, d.State)
+	}
+}
+
+func (b reordered) Prox(dst, center tensorops.Point, g tensorops.Vector, eta float64, s tensorops.Set) {
+	d := revPoint(dst)
+	b.CPU.Prox(d, revPoint(center), rev(g), eta, revSet(s))
+	unrev(dst.Value, d.Value)
+	if s.Setup == tensorops.Entropic {
+		unrev(dst.State, d.State)
 	}
 }
 
@@ -371,15 +438,15 @@ func (b reordered) ProxStats(dst []tensorops.BlockStats, w float64, blocks []ten
 	rb := make([]tensorops.ProxBlock, len(blocks))
 	for k, x := range blocks {
 		rb[k] = tensorops.ProxBlock{
-			Setup: x.Setup, Y: revPoint(x.Y), X: revPoint(x.X), YNew: revPoint(x.YNew),
-			M: rev(x.M), G: rev(x.G), AvgX: rev(x.AvgX), AvgG: rev(x.AvgG),
+			Set: revSet(x.Set), Y: revPoint(x.Y), X: revPoint(x.X), YNew: revPoint(x.YNew),
+			M: rev(x.M), G: rev(x.G), Lin: rev(x.Lin), AvgX: rev(x.AvgX), AvgG: rev(x.AvgG),
 			NewAvgX: rev(x.NewAvgX), NewAvgG: rev(x.NewAvgG),
 		}
 	}
 	err := b.CPU.ProxStats(dst, w, rb)
 	for k := range blocks {
-		unrev(blocks[k].NewAvgX, rb[k].NewAvgX.(tensorops.CPUVector))
-		unrev(blocks[k].NewAvgG, rb[k].NewAvgG.(tensorops.CPUVector))
+		unrev(blocks[k].NewAvgX, rb[k].NewAvgX)
+		unrev(blocks[k].NewAvgG, rb[k].NewAvgG)
 	}
 	return err
 }
