@@ -44,6 +44,9 @@ type MatrixGame struct {
 	a      *tensor.Dense
 	m, n   int
 	maxAbs float64
+	// blocks are the players' sets and linear terms (NewBilinear); the
+	// zero values are a matrix game's simplices.
+	blocks [2]Block
 
 	// normsMu guards the l2 norms the Euclidean setups' default constants
 	// need, computed on first use with one pass over A.
@@ -298,37 +301,6 @@ func abs[T float32 | float64](v T) T {
 		return -v
 	}
 	return v
-}
-
-// constants returns the step-rule constants of the game in setup s for both
-// players, in internal units: D² is the sum of the blocks' D². With both
-// players entropic G0 = L = max |A_ij| (the exact bound of ‖F‖_* in the l∞
-// dual norm, and the l1 → l∞ norm of A). In the Euclidean setup the dual
-// norm is l2: ‖A q‖₂ is at most the largest column norm of A and ‖Aᵀp‖₂ the
-// largest row norm (A q is a convex combination of columns), which bound
-// ‖F‖_*; L is the Frobenius norm, an upper bound of the spectral norm.
-func (g *MatrixGame) constants(s tensorops.Setup, unit float64) Constants {
-	var d2 float64
-	if s == tensorops.Euclidean {
-		d2 = EuclideanSimplex{N: g.m}.DiameterSq() + EuclideanSimplex{N: g.n}.DiameterSq()
-	} else {
-		d2 = EntropicSimplex{N: g.m}.DiameterSq() + EntropicSimplex{N: g.n}.DiameterSq()
-	}
-	k := Constants{D: math.Sqrt(d2), G0: g.maxAbs * unit, L: g.maxAbs * unit}
-	if s == tensorops.Euclidean {
-		g.normsMu.Lock()
-		if !g.normsDone {
-			g.computeNorms()
-			g.normsDone = true
-		}
-		k.G0 = math.Hypot(g.maxColNorm, g.maxRowNorm) * unit
-		k.L = g.frobenius * unit
-		g.normsMu.Unlock()
-	}
-	if k.G0 == 0 { // the zero game: any positive step will do
-		k.G0, k.L = 1, 1
-	}
-	return k
 }
 
 // computeNorms finds the largest row and column l2 norms and the Frobenius

@@ -27,6 +27,7 @@ func (o exactOracle) evaluate(f [2]tensorops.Vector, p, q tensorops.Vector) erro
 // backend.
 type mpGame struct {
 	gameBase
+	setup                    tensorops.Setup // of the simplex blocks
 	oracle                   gameOracle
 	y, x, yn                 [2]tensorops.Point
 	m, gv                    [2]tensorops.Vector
@@ -60,10 +61,10 @@ func newMPGame(pl *placement, s tensorops.Setup) (*mpGame, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &mpGame{gameBase: b}
+	e := &mpGame{gameBase: b, setup: s}
 	for k := range 2 {
 		for _, p := range []*tensorops.Point{&e.y[k], &e.x[k], &e.yn[k]} {
-			if *p, err = b.point(k, s); err != nil {
+			if *p, err = b.point(k, b.set[k].Setup); err != nil {
 				return nil, err
 			}
 		}
@@ -77,7 +78,7 @@ func newMPGame(pl *placement, s tensorops.Setup) (*mpGame, error) {
 }
 
 func (e *mpGame) constants() (Constants, error) {
-	return e.pl.g.constants(e.set[0], e.pl.unit), nil
+	return e.pl.g.constants(e.setup, e.pl.unit), nil
 }
 
 func (e *mpGame) values(z [2]tensorops.Point) [2]tensorops.Vector {
@@ -90,7 +91,7 @@ func (e *mpGame) place(mix float64) error {
 	for k := range 2 {
 		if mix < 0 {
 			e.be.Start(e.y[k], e.set[k])
-		} else if err := e.loadPoint(e.y[k], k, e.set[k], mix); err != nil {
+		} else if err := e.loadPoint(e.y[k], k, e.set[k].Setup, mix); err != nil {
 			return err
 		}
 	}
@@ -157,7 +158,7 @@ func (e *mpGame) trial(eta, w float64, t *Trial) (last, avg certificate, err err
 	for k := range 2 {
 		e.be.Prox(e.yn[k], e.y[k], e.gv[k], eta, e.set[k])
 		e.blocks[k] = tensorops.ProxBlock{
-			Setup: e.set[k], Y: e.y[k], X: e.x[k], YNew: e.yn[k], M: e.m[k], G: e.gv[k],
+			Set: e.set[k], Y: e.y[k], X: e.x[k], YNew: e.yn[k], M: e.m[k], G: e.gv[k], Lin: e.lin[k],
 			AvgX: e.avgX[k], AvgG: e.avgG[k], NewAvgX: e.navgX[k], NewAvgG: e.navgG[k],
 		}
 	}
@@ -165,8 +166,8 @@ func (e *mpGame) trial(eta, w float64, t *Trial) (last, avg certificate, err err
 		return noCertificate, noCertificate, fmt.Errorf("solver: %w", err)
 	}
 	combineStats(t, e.stats[:])
-	r, c := &e.stats[0], &e.stats[1]
-	return gameCertificate(r.MinG, c.MinG), gameCertificate(r.MinAvgG, c.MinAvgG), nil
+	last, avg = e.certificates(&e.stats[0].GapStats, &e.stats[1].GapStats)
+	return last, avg, nil
 }
 
 // combineStats adds the blocks' scalars into t: divergences and inner

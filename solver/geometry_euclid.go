@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/gpump/gpump/tensorops"
 )
 
 // l2 holds what every Euclidean setup shares: states are points, the
@@ -77,11 +79,13 @@ func (b *Box) StartAt(state, point []float64) error {
 	return nil
 }
 
-// Prox clips center − eta g to the box.
+// Prox clips center − eta g to the box (tensorops.ClipBox, the CPU
+// backend's box prox).
 func (b *Box) Prox(dst, dstPoint, center, g []float64, eta float64) {
 	for i, c := range center {
-		dst[i] = clamp(c-eta*g[i], b.Lo[i], b.Hi[i])
+		dst[i] = c - eta*g[i]
 	}
+	tensorops.ClipBox(dst, dst, b.Lo, b.Hi)
 	copy(dstPoint, dst)
 }
 
@@ -144,35 +148,20 @@ func (b *Ball) StartAt(state, point []float64) error {
 	if !finite(point) {
 		return fmt.Errorf("solver: start point has a non-finite entry")
 	}
-	r := norm2(diff(state, point, b.Center))
-	if r > b.Radius*(1+1e-12) {
+	if r := norm2(diff(state, point, b.Center)); r > b.Radius*(1+1e-12) {
 		return fmt.Errorf("solver: start point at distance %g from the centre of a ball of radius %g", r, b.Radius)
 	}
-	f := 1.0
-	if r > b.Radius {
-		f = b.Radius / r
-	}
-	for i := range state {
-		state[i] = b.Center[i] + f*state[i]
-	}
+	tensorops.ProjectBall(state, point, b.Center, b.Radius)
 	return nil
 }
 
-// Prox projects center − eta g onto the ball.
+// Prox projects center − eta g onto the ball (tensorops.ProjectBall, the
+// CPU backend's ball prox).
 func (b *Ball) Prox(dst, dstPoint, center, g []float64, eta float64) {
-	var r2 float64
 	for i, c := range center {
-		d := c - eta*g[i] - b.Center[i]
-		dst[i] = d
-		r2 += d * d
+		dst[i] = c - eta*g[i]
 	}
-	f := 1.0
-	if r := math.Sqrt(r2); r > b.Radius {
-		f = b.Radius / r
-	}
-	for i := range dst {
-		dst[i] = b.Center[i] + f*dst[i]
-	}
+	tensorops.ProjectBall(dst, dst, b.Center, b.Radius)
 	copy(dstPoint, dst)
 }
 

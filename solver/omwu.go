@@ -144,7 +144,7 @@ func (e *omwuEngine) step() (avg, last certificate, accepted bool, err error) {
 	for k := range 2 {
 		e.be.Axpby(e.h[k], 2, e.f[k], -1, e.prev[k])
 		e.be.Copy(e.prev[k], e.f[k])
-		e.be.Prox(e.next[k], e.z[k], e.h[k], e.eta, tensorops.Entropic)
+		e.be.Prox(e.next[k], e.z[k], e.h[k], e.eta, e.set[k])
 	}
 	e.z, e.next = e.next, e.z
 	e.operator(e.f, e.z[0].Value, e.z[1].Value)

@@ -67,7 +67,7 @@ func (e *pairEngine) place(init []float64) (c0 certificate, warm bool, err error
 func (e *pairEngine) placeHost(mix float64) error {
 	for k := range 2 {
 		if mix < 0 {
-			e.be.Start(e.z[k], e.setup)
+			e.be.Start(e.z[k], e.set[k])
 		} else if err := e.loadPoint(e.z[k], k, e.setup, mix); err != nil {
 			return err
 		}
@@ -95,15 +95,14 @@ func (e *pairEngine) first() (certificate, error) {
 // observe averages the current pair, certifies it and the average.
 func (e *pairEngine) observe() (avg, last certificate, err error) {
 	for k := range 2 {
-		e.ab[k] = tensorops.AvgBlock{X: e.z[k].Value, G: e.f[k], AvgX: e.avgX[k], AvgG: e.avgF[k]}
+		e.ab[k] = e.block(k, e.z[k].Value, e.f[k], e.avgX[k], e.avgF[k])
 	}
 	w := e.avg.fraction(1)
 	e.avg.add(1)
 	if err := e.be.Average(e.gs[:], w, e.ab[:]); err != nil {
 		return noCertificate, noCertificate, fmt.Errorf("solver: %w", err)
 	}
-	last = gameCertificate(e.gs[0].MinG, e.gs[1].MinG)
-	avg = gameCertificate(e.gs[0].MinAvgG, e.gs[1].MinAvgG)
+	last, avg = e.certificates(&e.gs[0], &e.gs[1])
 	return avg, last, nil
 }
 

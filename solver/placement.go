@@ -15,6 +15,10 @@ type placement struct {
 	own  *tensorops.CPU // the temporary backend of an unplaced game's solve
 	a    tensorops.Matrix
 	unit float64
+	// sets are the box and ball blocks' sets on the backend (a simplex
+	// block's Setup is the method's), lin the linear terms (nil: none).
+	sets [2]tensorops.Set
+	lin  [2]tensorops.Vector
 	// at is Aᵀ for the sampled oracle, made for payoff version atVersion.
 	at        tensorops.Matrix
 	atVersion int
@@ -30,7 +34,46 @@ func newPlacement(g *MatrixGame, be tensorops.Backend) (*placement, error) {
 	if err != nil {
 		return nil, fmt.Errorf("solver: %w", err)
 	}
-	return &placement{g: g, be: be, a: a, unit: unitOf(g.maxAbs), owned: []any{a}}, nil
+	pl := &placement{g: g, be: be, a: a, unit: unitOf(g.maxAbs), owned: []any{a}}
+	for k := range 2 {
+		if err := pl.placeBlock(k); err != nil {
+			pl.free()
+			return nil, err
+		}
+	}
+	return pl, nil
+}
+
+// placeBlock puts block k's set vectors and linear term on the backend.
+func (pl *placement) placeBlock(k int) error {
+	b, n := &pl.g.blocks[k], pl.g.size(k)
+	load := func(dst *tensorops.Vector, x []float64) error {
+		if x == nil {
+			return nil
+		}
+		v, err := pl.vec(n)
+		if err == nil {
+			err = pl.be.Load(v, x)
+		}
+		*dst = v
+		return err
+	}
+	set := &pl.sets[k]
+	switch b.kind() {
+	case boxBlock:
+		set.Setup = tensorops.Box
+	case ballBlock:
+		set.Setup, set.Radius = tensorops.Ball, b.Radius
+	}
+	for _, l := range []struct {
+		dst *tensorops.Vector
+		x   []float64
+	}{{&set.Lo, b.Lo}, {&set.Hi, b.Hi}, {&set.Center, b.Center}, {&pl.lin[k], b.Lin}} {
+		if err := load(l.dst, l.x); err != nil {
+			return fmt.Errorf("solver: %w", err)
+		}
+	}
+	return nil
 }
 
 // release ends one solve: a temporary placement is freed with its backend,
@@ -61,7 +104,8 @@ func (pl *placement) vec(n int) (tensorops.Vector, error) {
 type gameBase struct {
 	pl   *placement
 	be   tensorops.Backend
-	set  [2]tensorops.Setup
+	set  [2]tensorops.Set
+	lin  [2]tensorops.Vector
 	size [2]int
 	best [2]tensorops.Vector
 	f    [2]tensorops.Vector // the operator at the best point, at the end
@@ -79,9 +123,15 @@ type gameBase struct {
 	gapPasses int
 }
 
+// newBase returns a base whose simplex blocks have setup s.
 func (pl *placement) newBase(s tensorops.Setup) (gameBase, error) {
 	m, n := pl.g.m, pl.g.n
-	b := gameBase{pl: pl, be: pl.be, set: [2]tensorops.Setup{s, s}, size: [2]int{m, n}, host: make([]float64, m+n)}
+	b := gameBase{pl: pl, be: pl.be, set: pl.sets, lin: pl.lin, size: [2]int{m, n}, host: make([]float64, m+n)}
+	for k := range 2 {
+		if pl.g.blocks[k].kind() == simplexBlock {
+			b.set[k] = tensorops.Set{Setup: s}
+		}
+	}
 	for k := range 2 {
 		for _, v := range []*tensorops.Vector{&b.best[k], &b.f[k], &b.scaled[k]} {
 			var err error
@@ -97,10 +147,10 @@ func (pl *placement) newBase(s tensorops.Setup) (gameBase, error) {
 func (b *gameBase) vec(k int) (tensorops.Vector, error) { return b.pl.vec(b.size[k]) }
 
 // point allocates one block's point: two vectors for the entropic setup
-// (log-weights and probabilities), one for the Euclidean setup.
+// (log-weights and probabilities), one for the others.
 func (b *gameBase) point(k int, s tensorops.Setup) (tensorops.Point, error) {
 	v, err := b.vec(k)
-	if err != nil || s == tensorops.Euclidean {
+	if err != nil || s != tensorops.Entropic {
 		return tensorops.Point{State: v, Value: v}, err
 	}
 	l, err := b.vec(k)
@@ -128,7 +178,7 @@ func (b *gameBase) certifyInit(init []float64) (c certificate, ok bool, err erro
 	if err := b.initPair(init); err != nil {
 		return noCertificate, false, err
 	}
-	if b.set[0] != tensorops.Entropic {
+	if b.set[0].Setup != tensorops.Entropic && b.set[1].Setup != tensorops.Entropic {
 		return noCertificate, false, nil
 	}
 	m := b.size[0]
@@ -175,11 +225,16 @@ func (b *gameBase) out(f tensorops.Vector) {
 	}
 }
 
-// pass sets f = F(p, q) with one pass over A, in internal units.
+// pass sets f = F(p, q) = (−(A q + b), Aᵀp + c) with one pass over A, in
+// internal units.
 func (b *gameBase) pass(f [2]tensorops.Vector, p, q tensorops.Vector) {
 	b.be.Operator(f[0], f[1], b.pl.a, b.in(0, p), b.in(1, q))
-	b.out(f[0])
-	b.out(f[1])
+	for k, sign := range [2]float64{-1, 1} {
+		b.out(f[k])
+		if l := b.lin[k]; l != nil {
+			b.be.Axpby(f[k], 1, f[k], sign*b.pl.unit, l)
+		}
+	}
 	b.passes++
 }
 
@@ -189,22 +244,35 @@ func (b *gameBase) operator(f [2]tensorops.Vector, p, q tensorops.Vector) {
 	b.evals++
 }
 
-// gameCertificate turns the blocks' extremes into the gap and value
-// bracket: gap = max_i (A q)_i − min_j (Aᵀp)_j with −MinG of the row block =
-// max_i (A q)_i.
-func gameCertificate(rowMin, colMin float64) certificate {
-	return certificate{gap: -rowMin - colMin, lower: colMin, upper: -rowMin}
+// certificates turns the blocks' gap quantities into the certificates of
+// the current point and of the average: the saddle value lies between
+// min_{y′} f(x, y′) = min_Y ⟨Aᵀx + c, y′⟩ + ⟨b, x⟩ (MinG of the column block
+// plus LinX of the row block) and max_{x′} f(x′, y) = −min_X ⟨−(A y + b),
+// x′⟩ + ⟨c, y⟩; for a matrix game, min_j (Aᵀp)_j and max_i (A q)_i.
+func (b *gameBase) certificates(r, c *tensorops.GapStats) (last, avg certificate) {
+	u := b.pl.unit
+	last.lower, last.upper = c.MinG+u*r.LinX, -r.MinG+u*c.LinX
+	avg.lower, avg.upper = c.MinAvgG+u*r.LinAvgX, -r.MinAvgG+u*c.LinAvgX
+	last.gap, avg.gap = last.upper-last.lower, avg.upper-avg.lower
+	return last, avg
+}
+
+// block returns the AvgBlock of block k at the point x with operator value
+// f and the running averages avgX and avgF (nil: none).
+func (b *gameBase) block(k int, x, f, avgX, avgF tensorops.Vector) tensorops.AvgBlock {
+	return tensorops.AvgBlock{Set: b.set[k], X: x, G: f, Lin: b.lin[k], AvgX: avgX, AvgG: avgF}
 }
 
 // certify certifies the pair x whose operator value is f.
 func (b *gameBase) certify(x, f [2]tensorops.Vector) (certificate, error) {
 	for k := range 2 {
-		b.ab[k] = tensorops.AvgBlock{X: x[k], G: f[k]}
+		b.ab[k] = b.block(k, x[k], f[k], nil, nil)
 	}
 	if err := b.be.Average(b.gs[:], 0, b.ab[:]); err != nil {
 		return noCertificate, fmt.Errorf("solver: %w", err)
 	}
-	return gameCertificate(b.gs[0].MinG, b.gs[1].MinG), nil
+	last, _ := b.certificates(&b.gs[0], &b.gs[1])
+	return last, nil
 }
 
 // certifyPass certifies the pair x with a fresh pass over A into f: a gap
@@ -215,8 +283,8 @@ func (b *gameBase) certifyPass(x [2]tensorops.Vector) (certificate, error) {
 	return b.certify(x, b.f)
 }
 
-// finish brings the best point to the host, renormalizes each strategy (a
-// running average drifts off the simplex by rounding), and certifies
+// finish brings the best point to the host, moves each block back onto its
+// set (a running average drifts off the simplex by rounding), and certifies
 // exactly that point with a fresh pass over A, so the reported gap does not
 // inherit the rounding of the running averages of A q and Aᵀp.
 func (b *gameBase) finish(dst *Result) (certificate, error) {
@@ -231,7 +299,7 @@ func (b *gameBase) finish(dst *Result) (certificate, error) {
 		if err := b.be.Store(parts[k], b.best[k]); err != nil {
 			return noCertificate, fmt.Errorf("solver: %w", err)
 		}
-		normalize(parts[k])
+		b.pl.g.blocks[k].clean(parts[k])
 		if err := b.be.Load(b.best[k], parts[k]); err != nil {
 			return noCertificate, fmt.Errorf("solver: %w", err)
 		}
@@ -261,31 +329,23 @@ func (b *gameBase) initPair(init []float64) error {
 	}
 	copy(b.host, init)
 	for k, x := range [2][]float64{b.host[:m], b.host[m:]} {
-		var s float64
-		for i, v := range x {
-			if !(v >= 0) || math.IsInf(v, 0) {
-				return fmt.Errorf("solver: warm start: %s strategy entry %d is %g", player(k), i, v)
-			}
-			s += v
+		if err := b.pl.g.blocks[k].fix(x, player(k)); err != nil {
+			return fmt.Errorf("solver: warm start: %w", err)
 		}
-		if math.Abs(s-1) > InitTolerance(len(x)) {
-			return fmt.Errorf("solver: warm start: the %s strategy sums to %.17g, not 1", player(k), s)
-		}
-		normalize(x)
 	}
 	return nil
 }
 
 func player(k int) string { return [2]string{"row", "column"}[k] }
 
-// hostBest copies the best point into the host buffer, normalized.
+// hostBest copies the best point into the host buffer, on its sets.
 func (b *gameBase) hostBest() error {
 	m := b.size[0]
 	for k, x := range [2][]float64{b.host[:m], b.host[m:]} {
 		if err := b.be.Store(x, b.best[k]); err != nil {
 			return fmt.Errorf("solver: %w", err)
 		}
-		normalize(x)
+		b.pl.g.blocks[k].clean(x)
 	}
 	return nil
 }

@@ -102,7 +102,13 @@ func usesGame(method string, p Problem, a Averaging, r *Restart) error {
 	if !ok {
 		return fmt.Errorf("solver: %s solves matrix games (with the exact oracle) only, not %T", method, p)
 	}
-	return g.validate()
+	if err := g.validate(); err != nil {
+		return err
+	}
+	if !g.matrixGame() {
+		return fmt.Errorf("solver: %s solves matrix games only: both players on the simplex, without linear terms", method)
+	}
+	return nil
 }
 
 func (m *RegretMatching) engine(p Problem, _ *Settings) (engine, error) {

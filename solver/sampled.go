@@ -76,7 +76,13 @@ func (s *SampledGame) validate() error {
 	if s.Batch < 0 || s.GapEvery < 0 {
 		return errors.New("solver: negative Batch or GapEvery")
 	}
-	return s.Game.validate()
+	if err := s.Game.validate(); err != nil {
+		return err
+	}
+	if !s.Game.matrixGame() {
+		return errors.New("solver: the sampled oracle draws strategies: it needs a matrix game (both players on the simplex, no linear terms)")
+	}
+	return nil
 }
 
 // batch returns b with its default.
