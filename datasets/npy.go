@@ -151,9 +151,10 @@ func streamSize(r io.Reader) int64 {
 	return -1
 }
 
+// decodeNPY decodes a .npy stream; with tg.vector, a 1-D array too.
 func decodeNPY(r io.Reader, size int64, tg target) (*tensor.Dense, error) {
 	dt := tg.dt
-	h, err := readNPYHeader(r, size)
+	h, err := readHeader(r, size, tg.vector)
 	if err != nil {
 		return nil, err
 	}

@@ -32,6 +32,7 @@ type npyHeader struct {
 	bigEndian    bool // byte order of multi-byte elements
 	fortran      bool
 	shape        []int64
+	vector       bool  // a 1-D array is accepted as a 1×n matrix
 	shapeOff     int64 // byte offset of the shape in the header
 	nbytes       int64 // m*n*itemSize
 	m, n         int   // set by checkPlatform
@@ -49,9 +50,13 @@ func (h *npyHeader) checkPlatform() error {
 	return nil
 }
 
-// readNPYHeader reads and checks the header of a .npy stream. size is the
-// number of bytes available from r, or -1 if unknown.
-func readNPYHeader(r io.Reader, size int64) (*npyHeader, error) {
+// readNPYHeader reads and checks the header of a .npy stream holding a 2-D
+// array. size is the number of bytes available from r, or -1 if unknown.
+func readNPYHeader(r io.Reader, size int64) (*npyHeader, error) { return readHeader(r, size, false) }
+
+// readHeader is readNPYHeader; with vector, a 1-D array of length n is
+// accepted too, as a 1×n matrix.
+func readHeader(r io.Reader, size int64, vector bool) (*npyHeader, error) {
 	var pre [12]byte
 	if size >= 0 && size < 10 {
 		return nil, &dataError{msg: fmt.Sprintf("input of %d bytes is too short for an npy header", size), off: -1, kind: ErrFormat, cause: io.ErrUnexpectedEOF}
@@ -62,7 +67,7 @@ func readNPYHeader(r io.Reader, size int64) (*npyHeader, error) {
 	if string(pre[:6]) != npyMagic {
 		return nil, formatErr(0, fmt.Sprintf("not an npy file: bad magic %q", pre[:6]))
 	}
-	h := &npyHeader{major: int(pre[6]), minor: int(pre[7])}
+	h := &npyHeader{major: int(pre[6]), minor: int(pre[7]), vector: vector}
 	var hlen int64
 	switch {
 	case h.major == 1 && h.minor == 0:
@@ -230,6 +235,9 @@ func (h *npyHeader) parseDict(s []byte, base int64) error {
 		return formatErr(base, "header has no 'fortran_order' key")
 	case !seenShape:
 		return formatErr(base, "header has no 'shape' key")
+	}
+	if h.vector && len(shape) == 1 {
+		shape = []int64{1, shape[0]}
 	}
 	if len(shape) != 2 {
 		return formatErr(shapeOff, fmt.Sprintf("array of shape %s is not a 2-D matrix", shapeString(shape)))

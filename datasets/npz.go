@@ -63,6 +63,25 @@ func DecodeNPZ(r io.ReaderAt, size int64, opt *ReadOptions) (*tensor.Dense, erro
 	return decodeNPZ(r, size, keyOf(opt), tg)
 }
 
+// ReadNPZVector reads the 1-D (or 1×n) float or integer array named key from
+// the .npz archive at path as float64 values, with the checks of ReadNPZ:
+// the strategies archives gpump writes hold two of them, row and column.
+func ReadNPZVector(path, key string) ([]float64, error) {
+	f, size, err := openNPZ(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	t, err := decodeNPZ(f, size, key, target{dt: tensor.Float64, vector: true})
+	if err != nil {
+		return nil, inFile(path, err)
+	}
+	if sh := t.Shape(); sh[0] != 1 {
+		return nil, inFile(path, formatErr(-1, fmt.Sprintf("member %s: array of shape %v is not a vector", key, sh)))
+	}
+	return t.Data().([]float64), nil
+}
+
 // NPZMembers returns the names of the members of the .npz archive at
 // path, in archive order, without their ".npy" suffix: the keys that
 // ReadNPZ and np.load accept. Directory entries are left out. A file

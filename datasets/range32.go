@@ -25,6 +25,8 @@ type target struct {
 	exp int
 	// note hears of what the reader assumed, or is nil.
 	note func(string)
+	// vector accepts a 1-D array as a 1×n matrix.
+	vector bool
 }
 
 // resultTarget returns the conversion opt asks for.

@@ -57,7 +57,8 @@ typedef long long i64;
 #define GP_SIMPLEX_THREADS 1024 // threads of gpump_simplex_prox
 #define GP_COLS_PER_LANE 8      // columns of a tile per lane
 #define GP_TILE (GP_WARP * GP_COLS_PER_LANE) // 256 columns per tile
-#define GP_REC 8                // doubles per stats partial record / result
+#define GP_REC 12               // doubles per stats partial record
+#define GP_OUT 10               // doubles per stats result (tensorops.BlockStats)
 
 // log(1e-300): probabilities whose log-weight is below it are written as 0
 // (tensorops.MinLogProb).
@@ -415,15 +416,19 @@ extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_axpby(double *dst
 	dst[i] = alpha * x[i] + beta * y[i];
 }
 
-// gpump_box_prox: dst_i = min(max(c_i - eta g_i, lo_i), hi_i) (the Euclidean
-// box prox; dst may alias c or g).
+// gpump_box_prox: dst_i = min(max(v_i, lo_i), hi_i) with v = c - eta g (the
+// Euclidean box prox; v = c when g is 0, v = 0 when c is 0: the start point;
+// dst may alias c or g).
 //   Arguments: dst, c, g, eta, lo, hi, n.   Bytes: reads 4n*8, writes n*8.
 extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_box_prox(
 	double *dst, const double *c, const double *g, double eta,
 	const double *__restrict__ lo, const double *__restrict__ hi, i64 n)
 {
 	GP_FOR_EACH(i, n)
-	dst[i] = gp_min(gp_max(c[i] - eta * g[i], lo[i]), hi[i]);
+	{
+		const double v = c ? (g ? c[i] - eta * g[i] : c[i]) : 0.0;
+		dst[i] = gp_min(gp_max(v, lo[i]), hi[i]);
+	}
 }
 
 // ---------------------------------------------------------------------------
@@ -544,26 +549,87 @@ extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_ball_finish(
 // Mirror-prox trial statistics (tensorops.ProxStats) and averages
 // (tensorops.Average). Stage one writes one record of GP_REC doubles per
 // chunk:
-//   [0] min g_i            [1] min of the updated average of g
-//   [2] sum for DivXY       [3] sum for DivYX
-//   [4] sum for DistXY      [5] sum for DistXYNew
-//   [6] DualGM (max |g-m| entropic, sum (g-m)^2 Euclidean)
-//   [7] sum for InnerGM
+//   [0] support of g        [1] support of the updated average of g
+//   [2] ball: sum g^2       [3] ball: sum of the updated average of g, squared
+//   [4] sum lin x           [5] sum lin (updated average of x)
+//   [6] sum for DivXY       [7] sum for DivYX
+//   [8] sum for DistXY      [9] sum for DistXYNew
+//   [10] DualGM (max |g-m| entropic, sum (g-m)^2 otherwise)
+//   [11] sum for InnerGM
+// The support of g over the block's set is min_z <g, z>: on the simplex
+// min_i g_i (reduced with min), on a box sum_i min(g_i lo_i, g_i hi_i), on a
+// ball sum_i g_i o_i, from which the finish subtracts radius sqrt([2]).
 // gpump_stats_finish turns the records of one or two strategy blocks into the
-// result: GP_REC doubles per block in the field order of tensorops.BlockStats
-// (MinG, MinAvgG, DivXY, DivYX, DistXY, DistXYNew, DualGM, InnerGM); the host
-// copies 8*GP_REC*blocks bytes back, the iteration's one synchronization.
+// result: GP_OUT doubles per block in the field order of
+// tensorops.BlockStats (MinG, MinAvgG, LinX, LinAvgX, DivXY, DivYX, DistXY,
+// DistXYNew, DualGM, InnerGM); the host copies 8*GP_OUT*blocks bytes back, the
+// iteration's one synchronization.
+//
+// The set of a block is given by the pointers a stage-one kernel gets: lo
+// and hi (both non-null) make a box, o a ball, neither the simplex. The lin
+// pointer (may be 0) is the block's linear term.
 // ---------------------------------------------------------------------------
 
-// gp_avg_update writes the running averages updated with weight fraction w
-// (avg + w (x - avg)) and returns the new average of g.
-__device__ __forceinline__ double gp_avg_update(i64 i, double w, double x, double g,
-						const double *ax, const double *ag, double *nax, double *nag)
+enum { GP_SIMPLEX = 0, GP_BOX = 1, GP_BALL = 2 };
+
+__device__ __forceinline__ int gp_set(const double *lo, const double *o)
 {
-	nax[i] = ax[i] + w * (x - ax[i]);
+	return lo ? GP_BOX : o ? GP_BALL : GP_SIMPLEX;
+}
+
+// gp_support adds element i's terms of min_z <g, z> over the set to s (and,
+// for a ball, g_i^2 to s2).
+__device__ __forceinline__ void gp_support(int set, double gi, i64 i, const double *lo, const double *hi,
+					   const double *o, double &s, double &s2)
+{
+	switch (set) {
+	case GP_BOX:
+		s += gp_min(gi * lo[i], gi * hi[i]);
+		break;
+	case GP_BALL:
+		s = fma(gi, o[i], s);
+		s2 = fma(gi, gi, s2);
+		break;
+	default:
+		s = gp_min(s, gi);
+	}
+}
+
+// gp_set_ops sets the reduction of record fields [0] and [1]: min on the
+// simplex, sum on a box or ball; and their identities in v.
+template <int K>
+__device__ __forceinline__ void gp_set_ops(int set, int (&ops)[K], double (&v)[K])
+{
+	ops[0] = ops[1] = set == GP_SIMPLEX ? OP_MIN : OP_SUM;
+	v[0] = v[1] = gp_identity(ops[0]);
+}
+
+// gp_avg_update writes the running averages updated with weight fraction w
+// (avg + w (x - avg)), returns the new average of g and sets nx to the new
+// average of x.
+__device__ __forceinline__ double gp_avg_update(i64 i, double w, double x, double g,
+						const double *ax, const double *ag, double *nax, double *nag,
+						double &nx)
+{
+	nx = ax[i] + w * (x - ax[i]);
+	nax[i] = nx;
 	const double a = ag[i] + w * (g - ag[i]);
 	nag[i] = a;
 	return a;
+}
+
+// gp_set_terms adds element i's set and linear terms to record fields [0]
+// to [5]: the supports of g and of its new average a, and lin x and lin nx.
+__device__ __forceinline__ void gp_set_terms(int set, i64 i, double gi, double a, double x, double nx,
+					     const double *lo, const double *hi, const double *o,
+					     const double *lin, double (&v)[GP_REC])
+{
+	gp_support(set, gi, i, lo, hi, o, v[0], v[2]);
+	gp_support(set, a, i, lo, hi, o, v[1], v[3]);
+	if (lin) {
+		v[4] = fma(lin[i], x, v[4]);
+		v[5] = fma(lin[i], nx, v[5]);
+	}
 }
 
 __device__ __forceinline__ void gp_write_record(double *partial, i64 b, const double (&v)[GP_REC])
@@ -575,79 +641,90 @@ __device__ __forceinline__ void gp_write_record(double *partial, i64 b, const do
 	}
 }
 
-// gpump_proxstats_entropic: stage one of ProxStats for an entropic block.
-// Per element (x = x_t, y = y_{t-1}, yn = y_t; p* probabilities, l* log-weights):
+// gpump_proxstats_entropic: stage one of ProxStats for an entropic block (on
+// the simplex). Per element (x = x_t, y = y_{t-1}, yn = y_t; p* probabilities,
+// l* log-weights):
 //   divXY += px (lx - ly); divYX += pyn (lyn - lx); distXY += |px - py|;
 //   distXYNew += |px - pyn|; d = g - m: dual = max(dual, |d|);
-//   inner += d (px - pyn); the averages are updated into nax, nag.
+//   inner += d (px - pyn); the averages are updated into nax, nag; the
+//   support and linear terms as above.
 //   Arguments: partial (GP_REC*chunks), py, px, pyn, ly, lx, lyn, m, g, ax,
-//              ag, nax, nag, w, n, chunkLen.
-//   Bytes: reads 10n*8, writes 2n*8 + chunks*64.
+//              ag, nax, nag, lin (may be 0), w, n, chunkLen.
+//   Bytes: reads 10n*8 (11n*8 with lin), writes 2n*8 + chunks*96.
 extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_proxstats_entropic(
 	double *__restrict__ partial,
 	const double *__restrict__ py, const double *__restrict__ px, const double *__restrict__ pyn,
 	const double *__restrict__ ly, const double *__restrict__ lx, const double *__restrict__ lyn,
 	const double *__restrict__ mv, const double *__restrict__ g,
 	const double *__restrict__ ax, const double *__restrict__ ag,
-	double *__restrict__ nax, double *__restrict__ nag,
+	double *__restrict__ nax, double *__restrict__ nag, const double *__restrict__ lin,
 	double w, i64 n, i64 chunkLen)
 {
 	__shared__ double sh[GP_REC * GP_WARP];
-	const int ops[GP_REC] = {OP_MIN, OP_MIN, OP_SUM, OP_SUM, OP_SUM, OP_SUM, OP_MAX, OP_SUM};
+	int ops[GP_REC] = {OP_MIN, OP_MIN, OP_SUM, OP_SUM, OP_SUM, OP_SUM, OP_SUM, OP_SUM, OP_SUM, OP_SUM, OP_MAX, OP_SUM};
 	const i64 chunks = gp_chunks(n, chunkLen);
 	GP_FOR_CHUNK(b, chunks)
 	{
-		double v[GP_REC] = {gp_inf(), gp_inf(), 0, 0, 0, 0, 0, 0};
+		double v[GP_REC] = {gp_inf(), gp_inf(), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 		GP_FOR_IN_CHUNK(i, b, chunkLen, n)
 		{
 			const double x = px[i], y = py[i], yn = pyn[i], gi = g[i];
 			const double lxi = lx[i];
-			v[0] = gp_min(v[0], gi);
-			v[1] = gp_min(v[1], gp_avg_update(i, w, x, gi, ax, ag, nax, nag));
-			v[2] = fma(x, lxi - ly[i], v[2]);
-			v[3] = fma(yn, lyn[i] - lxi, v[3]);
-			v[4] += fabs(x - y);
-			v[5] += fabs(x - yn);
+			double nx;
+			const double a = gp_avg_update(i, w, x, gi, ax, ag, nax, nag, nx);
+			gp_set_terms(GP_SIMPLEX, i, gi, a, x, nx, nullptr, nullptr, nullptr, lin, v);
+			v[6] = fma(x, lxi - ly[i], v[6]);
+			v[7] = fma(yn, lyn[i] - lxi, v[7]);
+			v[8] += fabs(x - y);
+			v[9] += fabs(x - yn);
 			const double d = gi - mv[i];
-			v[6] = gp_max(v[6], fabs(d));
-			v[7] = fma(d, x - yn, v[7]);
+			v[10] = gp_max(v[10], fabs(d));
+			v[11] = fma(d, x - yn, v[11]);
 		}
 		gp_block_reduce<GP_REC>(v, ops, sh);
 		gp_write_record(partial, b, v);
 	}
 }
 
-// gpump_proxstats_euclidean: stage one of ProxStats for a Euclidean block
-// (State == Value): distXY += (x - y)^2; distXYNew += (x - yn)^2;
-// dual += (g - m)^2; inner += (g - m)(x - yn); averages as above. Record
-// fields [2] and [3] are unused (0): the finish derives the divergences.
-//   Arguments: partial (GP_REC*chunks), y, x, yn, m, g, ax, ag, nax, nag, w,
-//              n, chunkLen.
-//   Bytes: reads 7n*8, writes 2n*8 + chunks*64.
+// gpump_proxstats_euclidean: stage one of ProxStats for a block with the
+// divergence 1/2 ||z - c||^2 (the Euclidean simplex, a box, a ball; State ==
+// Value): distXY += (x - y)^2; distXYNew += (x - yn)^2; dual += (g - m)^2;
+// inner += (g - m)(x - yn); averages, support and linear terms as above.
+// Record fields [6] and [7] are unused (0): the finish derives the
+// divergences.
+//   Arguments: partial (GP_REC*chunks), y, x, yn, m, g, ax, ag, nax, nag,
+//              lo, hi (box; both 0 otherwise), o (ball centre; 0 otherwise),
+//              lin (may be 0), w, n, chunkLen.
+//   Bytes: reads 7n*8 (+2n*8 box, +n*8 ball, +n*8 lin), writes 2n*8 +
+//   chunks*96.
 extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_proxstats_euclidean(
 	double *__restrict__ partial,
 	const double *__restrict__ py, const double *__restrict__ px, const double *__restrict__ pyn,
 	const double *__restrict__ mv, const double *__restrict__ g,
 	const double *__restrict__ ax, const double *__restrict__ ag,
 	double *__restrict__ nax, double *__restrict__ nag,
-	double w, i64 n, i64 chunkLen)
+	const double *__restrict__ lo, const double *__restrict__ hi, const double *__restrict__ o,
+	const double *__restrict__ lin, double w, i64 n, i64 chunkLen)
 {
 	__shared__ double sh[GP_REC * GP_WARP];
-	const int ops[GP_REC] = {OP_MIN, OP_MIN, OP_SUM, OP_SUM, OP_SUM, OP_SUM, OP_SUM, OP_SUM};
+	const int set = gp_set(lo, o);
+	int ops[GP_REC] = {OP_MIN, OP_MIN, OP_SUM, OP_SUM, OP_SUM, OP_SUM, OP_SUM, OP_SUM, OP_SUM, OP_SUM, OP_SUM, OP_SUM};
 	const i64 chunks = gp_chunks(n, chunkLen);
 	GP_FOR_CHUNK(b, chunks)
 	{
-		double v[GP_REC] = {gp_inf(), gp_inf(), 0, 0, 0, 0, 0, 0};
+		double v[GP_REC] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+		gp_set_ops(set, ops, v);
 		GP_FOR_IN_CHUNK(i, b, chunkLen, n)
 		{
 			const double x = px[i], gi = g[i];
 			const double dy = x - py[i], dn = x - pyn[i], d = gi - mv[i];
-			v[0] = gp_min(v[0], gi);
-			v[1] = gp_min(v[1], gp_avg_update(i, w, x, gi, ax, ag, nax, nag));
-			v[4] = fma(dy, dy, v[4]);
-			v[5] = fma(dn, dn, v[5]);
-			v[6] = fma(d, d, v[6]);
-			v[7] = fma(d, dn, v[7]);
+			double nx;
+			const double a = gp_avg_update(i, w, x, gi, ax, ag, nax, nag, nx);
+			gp_set_terms(set, i, gi, a, x, nx, lo, hi, o, lin, v);
+			v[8] = fma(dy, dy, v[8]);
+			v[9] = fma(dn, dn, v[9]);
+			v[10] = fma(d, d, v[10]);
+			v[11] = fma(d, dn, v[11]);
 		}
 		gp_block_reduce<GP_REC>(v, ops, sh);
 		gp_write_record(partial, b, v);
@@ -655,68 +732,85 @@ extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_proxstats_euclide
 }
 
 // gpump_average_partial: stage one of Average for one block: ax += w (x -
-// ax) (ax may be 0: skipped, and then x is not read and may be 0 too),
-// ag += w (g - ag) (ag may be 0: skipped), and per
-// chunk [0] = min g, [1] = min of the updated ag (+Inf when ag is 0), the
-// other fields 0.
-//   Arguments: partial (GP_REC*chunks), x, g, ax, ag, w, n, chunkLen.
-//   Bytes: reads n*8 (+2n*8 per average), writes n*8 per average + chunks*64.
+// ax) (ax may be 0: skipped), ag += w (g - ag) (ag may be 0: skipped), and
+// per chunk the record fields [0] to [5] (the support of the updated ag is
+// the identity when ag is 0, lin ax is 0 when ax or lin is), the others 0.
+// x is read only for ax or lin and may be 0 without them.
+//   Arguments: partial (GP_REC*chunks), x, g, ax, ag, lo, hi, o, lin (set
+//              and linear term as for gpump_proxstats_euclidean), w, n,
+//              chunkLen.
+//   Bytes: reads n*8 (+2n*8 per average, +n*8 each for x, lin and the
+//   set's vectors), writes n*8 per average + chunks*96.
 extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_average_partial(
 	double *__restrict__ partial, const double *__restrict__ x, const double *__restrict__ g,
-	double *__restrict__ ax, double *__restrict__ ag, double w, i64 n, i64 chunkLen)
+	double *__restrict__ ax, double *__restrict__ ag,
+	const double *__restrict__ lo, const double *__restrict__ hi, const double *__restrict__ o,
+	const double *__restrict__ lin, double w, i64 n, i64 chunkLen)
 {
-	__shared__ double sh[2 * GP_WARP];
-	const int ops[2] = {OP_MIN, OP_MIN};
+	__shared__ double sh[6 * GP_WARP];
+	const int set = gp_set(lo, o);
+	int ops[6] = {OP_MIN, OP_MIN, OP_SUM, OP_SUM, OP_SUM, OP_SUM};
 	const i64 chunks = gp_chunks(n, chunkLen);
 	GP_FOR_CHUNK(b, chunks)
 	{
-		double v[2] = {gp_inf(), gp_inf()};
+		double v[6] = {0, 0, 0, 0, 0, 0};
+		gp_set_ops(set, ops, v);
 		GP_FOR_IN_CHUNK(i, b, chunkLen, n)
 		{
 			const double gi = g[i];
-			v[0] = gp_min(v[0], gi);
-			if (ax)
-				ax[i] += w * (x[i] - ax[i]);
+			gp_support(set, gi, i, lo, hi, o, v[0], v[2]);
+			double nx = 0.0;
+			if (ax) {
+				nx = ax[i] + w * (x[i] - ax[i]);
+				ax[i] = nx;
+			}
 			if (ag) {
 				const double a = ag[i] + w * (gi - ag[i]);
 				ag[i] = a;
-				v[1] = gp_min(v[1], a);
+				gp_support(set, a, i, lo, hi, o, v[1], v[3]);
+			}
+			if (lin) {
+				v[4] = fma(lin[i], x[i], v[4]);
+				v[5] = fma(lin[i], nx, v[5]);
 			}
 		}
-		gp_block_reduce<2>(v, ops, sh);
+		gp_block_reduce<6>(v, ops, sh);
 		if (threadIdx.x == 0) {
-			partial[b * GP_REC + 0] = v[0];
-			partial[b * GP_REC + 1] = v[1];
 #pragma unroll
-			for (int k = 2; k < GP_REC; k++)
-				partial[b * GP_REC + k] = 0.0;
+			for (int k = 0; k < GP_REC; k++)
+				partial[b * GP_REC + k] = k < 6 ? v[k] : 0.0;
 		}
 	}
 }
 
-// Modes of gpump_stats_finish, one per strategy block (kernels.StatsMode*).
+// Modes of gpump_stats_finish, one per strategy block (kernels.StatsMode*):
+// the kind of records in the low two bits, the block's set above them.
 enum {
 	GP_MODE_ENTROPIC = 0,  // records of gpump_proxstats_entropic
 	GP_MODE_EUCLIDEAN = 1, // records of gpump_proxstats_euclidean
 	GP_MODE_AVERAGE = 2,   // records of gpump_average_partial with ag
 	GP_MODE_CURRENT = 3,   // records of gpump_average_partial without ag: MinAvgG = NaN
+	GP_MODE_SET_SHIFT = 2, // mode >> 2: GP_SIMPLEX, GP_BOX or GP_BALL
 };
 
 // gpump_stats_finish: block k (k = blockIdx.x < 2) reduces the chunks_k
-// records at partial_k in chunk order and writes GP_REC doubles at out +
-// GP_REC*k: MinG, MinAvgG, DivXY, DivYX, DistXY, DistXYNew, DualGM, InnerGM
-// (tensorops.BlockStats order; for the average modes only the first two
-// mean anything and the rest are 0). Divergences are clamped at 0 (rounding
-// of two nearly equal points); Euclidean blocks get DivXY = DistXY^2/2,
-// DivYX = DistXYNew^2/2 and square roots of the sums of squares.
-//   Arguments: out (GP_REC*blocks), partial0, chunks0, mode0, partial1,
-//              chunks1, mode1 (partial1 unused when the grid is 1 block).
+// records at partial_k in chunk order and writes GP_OUT doubles at out +
+// GP_OUT*k: MinG, MinAvgG, LinX, LinAvgX, DivXY, DivYX, DistXY, DistXYNew,
+// DualGM, InnerGM (tensorops.BlockStats order; for the average modes only
+// the first four mean anything and the rest are 0). MinG and MinAvgG are the
+// supports; a ball's subtract radius_k times the root of the sum of squares.
+// Divergences are clamped at 0 (rounding of two nearly equal points);
+// Euclidean records give DivXY = DistXY^2/2, DivYX = DistXYNew^2/2 and
+// square roots of the sums of squares.
+//   Arguments: out (GP_OUT*blocks), partial0, chunks0, mode0, radius0,
+//              partial1, chunks1, mode1, radius1 (partial1 unused when the
+//              grid is 1 block; radius_k read for a ball only).
 //   Launch: grid = number of strategy blocks (1 or 2), block 256.
-//   Bytes: reads (chunks0 + chunks1)*64, writes 64 per block.
+//   Bytes: reads (chunks0 + chunks1)*96, writes 80 per block.
 extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_stats_finish(
 	double *__restrict__ out,
-	const double *__restrict__ partial0, i64 chunks0, i64 mode0,
-	const double *__restrict__ partial1, i64 chunks1, i64 mode1)
+	const double *__restrict__ partial0, i64 chunks0, i64 mode0, double radius0,
+	const double *__restrict__ partial1, i64 chunks1, i64 mode1, double radius1)
 {
 	__shared__ double sh[GP_REC * GP_WARP];
 	if (blockIdx.x > 1)
@@ -724,10 +818,13 @@ extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_stats_finish(
 	const double *partial = blockIdx.x == 0 ? partial0 : partial1;
 	const i64 chunks = blockIdx.x == 0 ? chunks0 : chunks1;
 	const i64 mode = blockIdx.x == 0 ? mode0 : mode1;
-	int ops[GP_REC] = {OP_MIN, OP_MIN, OP_SUM, OP_SUM, OP_SUM, OP_SUM, OP_SUM, OP_SUM};
-	if (mode == GP_MODE_ENTROPIC)
-		ops[6] = OP_MAX;
+	const double radius = blockIdx.x == 0 ? radius0 : radius1;
+	const int kind = (int)(mode & 3), set = (int)(mode >> GP_MODE_SET_SHIFT);
+	int ops[GP_REC] = {OP_MIN, OP_MIN, OP_SUM, OP_SUM, OP_SUM, OP_SUM, OP_SUM, OP_SUM, OP_SUM, OP_SUM, OP_SUM, OP_SUM};
 	double v[GP_REC];
+	gp_set_ops(set, ops, v);
+	if (kind == GP_MODE_ENTROPIC)
+		ops[10] = OP_MAX;
 #pragma unroll
 	for (int k = 0; k < GP_REC; k++) {
 		v[k] = gp_identity(ops[k]);
@@ -737,37 +834,43 @@ extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_stats_finish(
 	gp_block_reduce<GP_REC>(v, ops, sh);
 	if (threadIdx.x != 0)
 		return;
-	double r[GP_REC];
+	double r[GP_OUT];
 	r[0] = v[0];
 	r[1] = v[1];
-	switch (mode) {
+	if (set == GP_BALL) {
+		r[0] -= radius * sqrt(v[2]);
+		r[1] -= radius * sqrt(v[3]);
+	}
+	r[2] = v[4];
+	r[3] = v[5];
+	switch (kind) {
 	case GP_MODE_ENTROPIC:
-		r[2] = gp_max(v[2], 0.0);
-		r[3] = gp_max(v[3], 0.0);
-		r[4] = v[4];
-		r[5] = v[5];
-		r[6] = v[6];
-		r[7] = v[7];
+		r[4] = gp_max(v[6], 0.0);
+		r[5] = gp_max(v[7], 0.0);
+		r[6] = v[8];
+		r[7] = v[9];
+		r[8] = v[10];
+		r[9] = v[11];
 		break;
 	case GP_MODE_EUCLIDEAN:
-		r[2] = gp_max(v[4] / 2, 0.0);
-		r[3] = gp_max(v[5] / 2, 0.0);
-		r[4] = sqrt(v[4]);
-		r[5] = sqrt(v[5]);
-		r[6] = sqrt(v[6]);
-		r[7] = v[7];
+		r[4] = gp_max(v[8] / 2, 0.0);
+		r[5] = gp_max(v[9] / 2, 0.0);
+		r[6] = sqrt(v[8]);
+		r[7] = sqrt(v[9]);
+		r[8] = sqrt(v[10]);
+		r[9] = v[11];
 		break;
 	default:
-		if (mode == GP_MODE_CURRENT)
+		if (kind == GP_MODE_CURRENT)
 			r[1] = gp_nan();
 #pragma unroll
-		for (int k = 2; k < GP_REC; k++)
+		for (int k = 4; k < GP_OUT; k++)
 			r[k] = 0.0;
 	}
-	double *o = out + GP_REC * blockIdx.x;
+	double *res = out + GP_OUT * blockIdx.x;
 #pragma unroll
-	for (int k = 0; k < GP_REC; k++)
-		o[k] = r[k];
+	for (int k = 0; k < GP_OUT; k++)
+		res[k] = r[k];
 }
 
 // ---------------------------------------------------------------------------

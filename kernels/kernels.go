@@ -74,9 +74,12 @@ const (
 	// Tile is the number of columns of A one tile covers (32 lanes x 8).
 	Tile = 256
 	// StatsWords is the number of float64 words of one strategy block's
-	// result of gpump_stats_finish, and of one chunk record of the stats
-	// partial kernels.
-	StatsWords = 8
+	// result of gpump_stats_finish.
+	StatsWords = 10
+	// StatsRecordWords is the number of float64 words of one chunk record
+	// of the stats partial kernels (gpump_proxstats_*,
+	// gpump_average_partial).
+	StatsRecordWords = 12
 )
 
 // Word indices in a gpump_stats_finish result, in the field order of
@@ -84,6 +87,8 @@ const (
 const (
 	StatMinG = iota
 	StatMinAvgG
+	StatLinX
+	StatLinAvgX
 	StatDivXY
 	StatDivYX
 	StatDistXY
@@ -92,7 +97,9 @@ const (
 	StatInnerGM
 )
 
-// Modes of gpump_stats_finish (one per strategy block).
+// Modes of gpump_stats_finish (one per strategy block): one of the record
+// kinds StatsMode*, plus the block's set StatsSet* (the same set the stage-one
+// kernel was given).
 const (
 	// StatsModeEntropic reduces gpump_proxstats_entropic records.
 	StatsModeEntropic = 0
@@ -104,6 +111,13 @@ const (
 	// StatsModeCurrent reduces gpump_average_partial records made without an
 	// average of g: MinAvgG is NaN (as tensorops.CPU.Average).
 	StatsModeCurrent = 3
+
+	// StatsSetSimplex: MinG is min_i g_i.
+	StatsSetSimplex = 0 << 2
+	// StatsSetBox: MinG is Σ_i min(g_i lo_i, g_i hi_i).
+	StatsSetBox = 1 << 2
+	// StatsSetBall: MinG is ⟨g, o⟩ − radius ‖g‖₂.
+	StatsSetBall = 2 << 2
 )
 
 // Decomposition constants of the operator pass.
@@ -228,18 +242,20 @@ var kernelTable = []Kernel{
 		p0("fq"), p0("colPartial"), i("gy"), i("n")}},
 	{Fill, Threads, 0, []Arg{p("dst"), f("value"), i("n")}},
 	{Axpby, Threads, 0, []Arg{p("dst"), f("alpha"), p("x"), f("beta"), p("y"), i("n")}},
-	{BoxProx, Threads, 0, []Arg{p("dst"), p("c"), p("g"), f("eta"), p("lo"), p("hi"), i("n")}},
+	{BoxProx, Threads, 0, []Arg{p("dst"), p0("c"), p0("g"), f("eta"), p("lo"), p("hi"), i("n")}},
 	{LogProxPartial, Threads, 256, []Arg{p("partial"), p("dstLog"), p("c"), p("g"), f("eta"), i("n"), i("chunkLen")}},
 	{LogProxFinish, Threads, 256, []Arg{p("dstLog"), p("dstProb"), p("partial"), i("n"), i("chunkLen")}},
 	{BallPartial, Threads, 256, []Arg{p("partial"), p("dst"), p("c"), p("g"), p("o"), f("eta"), i("n"), i("chunkLen")}},
 	{BallFinish, Threads, 256, []Arg{p("dst"), p("o"), p("partial"), f("radius"), i("n"), i("chunkLen")}},
-	{ProxStatsEnt, Threads, 2048, []Arg{p("partial"), p("py"), p("px"), p("pyn"), p("ly"), p("lx"), p("lyn"),
-		p("m"), p("g"), p("ax"), p("ag"), p("nax"), p("nag"), f("w"), i("n"), i("chunkLen")}},
-	{ProxStatsEuc, Threads, 2048, []Arg{p("partial"), p("y"), p("x"), p("yn"),
-		p("m"), p("g"), p("ax"), p("ag"), p("nax"), p("nag"), f("w"), i("n"), i("chunkLen")}},
-	{AveragePartial, Threads, 512, []Arg{p("partial"), p0("x"), p("g"), p0("ax"), p0("ag"), f("w"), i("n"), i("chunkLen")}},
-	{StatsFinish, Threads, 2048, []Arg{p("out"), p("partial0"), i("chunks0"), i("mode0"),
-		p0("partial1"), i("chunks1"), i("mode1")}},
+	{ProxStatsEnt, Threads, 3072, []Arg{p("partial"), p("py"), p("px"), p("pyn"), p("ly"), p("lx"), p("lyn"),
+		p("m"), p("g"), p("ax"), p("ag"), p("nax"), p("nag"), p0("lin"), f("w"), i("n"), i("chunkLen")}},
+	{ProxStatsEuc, Threads, 3072, []Arg{p("partial"), p("y"), p("x"), p("yn"),
+		p("m"), p("g"), p("ax"), p("ag"), p("nax"), p("nag"), p0("lo"), p0("hi"), p0("o"), p0("lin"),
+		f("w"), i("n"), i("chunkLen")}},
+	{AveragePartial, Threads, 1536, []Arg{p("partial"), p0("x"), p("g"), p0("ax"), p0("ag"),
+		p0("lo"), p0("hi"), p0("o"), p0("lin"), f("w"), i("n"), i("chunkLen")}},
+	{StatsFinish, Threads, 3072, []Arg{p("out"), p("partial0"), i("chunks0"), i("mode0"), f("radius0"),
+		p0("partial1"), i("chunks1"), i("mode1"), f("radius1")}},
 	{SimplexProx, SimplexThreads, 512, []Arg{p("dst"), p("c"), p0("g"), f("eta"), i("n")}},
 	{RMDot, Threads, 256, []Arg{p("partialDot"), p("x"), p("u"), i("n"), i("chunkLen")}},
 	{RMUpdate, Threads, 256, []Arg{p("r"), p("u"), p("partialDot"), p("partialSum"), f("sign"),
@@ -541,9 +557,10 @@ func (s VectorShape) LogProxPartialLen() int64 { return 2 * s.Chunks }
 func (s VectorShape) BallPartialLen() int64 { return s.Chunks }
 
 // StatsPartialLen is the float64 length of the partial buffer of one
-// strategy block for gpump_proxstats_* and gpump_average_partial (StatsWords
-// per chunk); Chunks is what gpump_stats_finish takes as chunks.
-func (s VectorShape) StatsPartialLen() int64 { return StatsWords * s.Chunks }
+// strategy block for gpump_proxstats_* and gpump_average_partial
+// (StatsRecordWords per chunk); Chunks is what gpump_stats_finish takes as
+// chunks.
+func (s VectorShape) StatsPartialLen() int64 { return StatsRecordWords * s.Chunks }
 
 // RMPartialLen is the float64 length of each of the two partial buffers of
 // regret matching (partialDot and partialSum).

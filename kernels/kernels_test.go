@@ -265,8 +265,8 @@ func TestVectorShapes(t *testing.T) {
 			if s.Launch.Grid < 1 || int64(s.Launch.Grid) > s.Chunks || int64(s.Launch.Grid) > dev.gridCap() || s.Launch.Block != Threads {
 				t.Errorf("n=%d: launch %+v", n, s.Launch)
 			}
-			if s.StatsPartialLen() != 8*s.Chunks || s.LogProxPartialLen() != 2*s.Chunks ||
-				s.BallPartialLen() != s.Chunks || s.RMPartialLen() != s.Chunks || s.WorkspaceLen() != 8*s.Chunks {
+			if s.StatsPartialLen() != StatsRecordWords*s.Chunks || s.LogProxPartialLen() != 2*s.Chunks ||
+				s.BallPartialLen() != s.Chunks || s.RMPartialLen() != s.Chunks || s.WorkspaceLen() != StatsRecordWords*s.Chunks {
 				t.Errorf("n=%d: partial lengths", n)
 			}
 			el, err := Elementwise(n, dev)

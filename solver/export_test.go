@@ -21,6 +21,20 @@ func MinAllocs(runs int, f func()) float64 {
 	return best
 }
 
+// SetWarmTuning sets the warm-start constants (the entropic start's and
+// restart's uniform weights, RM+'s and PRM+'s seeding fractions) for the
+// tuning sweep, and returns a function that restores them.
+func SetWarmTuning(start, restart float64, fraction [2]float64) (restore func()) {
+	s, r, f := startMix, restartMix, warmFraction
+	startMix, restartMix, warmFraction = start, restart, fraction
+	return func() { startMix, restartMix, warmFraction = s, r, f }
+}
+
+// WarmTuning returns the warm-start constants SetWarmTuning sets.
+func WarmTuning() (start, restart float64, fraction [2]float64) {
+	return startMix, restartMix, warmFraction
+}
+
 // FitSlope is the least-squares slope of ys against xs: the rate tests fit
 // log gap against log T with it. It is exported for the external tests.
 func FitSlope(xs, ys []float64) float64 {

@@ -38,11 +38,14 @@ func solveOn(t *testing.T, be tensorops.Backend, a *tensor.Dense, method string,
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := solver.NewMethod(method, solver.Params{})
+	m, err := solver.NewMethod(method)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Backend = be
+	if err := g.Place(be); err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
 	res, err := solver.Solve(context.Background(), g, &s, m)
 	if err != nil {
 		t.Fatal(err)
@@ -134,7 +137,7 @@ func TestGeneratedKnownValues(t *testing.T) {
 				if !ok {
 					t.Fatalf("%s: value not known", s)
 				}
-				res := solveOn(t, be, a, c.method, solver.Settings{RelGap: c.target, MaxIterations: c.iters, Threads: 2})
+				res := solveOn(t, be, a, c.method, solver.Settings{RelGap: c.target, MaxIterations: c.iters})
 				checkCertificate(t, a, res, c.target)
 				// The float32 game's value is within the rounding of its
 				// entries of the float64 game's, 2⁻²⁴ max|A_ij|.
@@ -188,7 +191,7 @@ func TestGeneratedPoliceGrid(t *testing.T) {
 			if _, ok := s.Value(); ok {
 				t.Fatalf("%s: a closed-form value; the test expects none", s)
 			}
-			settings := solver.Settings{RelGap: c.target, MaxIterations: 50000, Threads: 2}
+			settings := solver.Settings{RelGap: c.target, MaxIterations: 50000}
 			rm := solveOn(t, be, a, "rm+", settings)
 			ga := solveOn(t, be, a, "ga-stochastic", settings)
 			for _, res := range []*solver.Result{rm, ga} {

@@ -6,11 +6,7 @@ import (
 	"math/rand/v2"
 )
 
-var (
-	_ Geometry  = (*Cubic)(nil)
-	_ Validator = (*Cubic)(nil)
-	_ Sampler   = (*Cubic)(nil)
-)
+var _ Sampler = (*Cubic)(nil)
 
 // Cubic is the whole space R^N with the distance-generating function
 //
@@ -46,7 +42,7 @@ var (
 // (ga-bounded, eq. (3.4)–(3.5)) needs in place of the diameter of the
 // domain. The iterates themselves are not confined to the ball. With Radius
 // = 0, Support (of a non-zero g) and DiameterSq are +Inf: Solve then needs
-// Settings.Diameter and every certified gap is +Inf.
+// MirrorProx.Diameter and every certified gap is +Inf.
 type Cubic struct {
 	// N is the dimension.
 	N int
@@ -70,6 +66,15 @@ func (c *Cubic) Validate() error {
 
 // Start sets 0, the minimizer of R.
 func (c *Cubic) Start(state []float64) { clear(state) }
+
+// StartAt copies point (any finite point: the domain is the whole space).
+func (c *Cubic) StartAt(state, point []float64) error {
+	if !finite(point) {
+		return fmt.Errorf("solver: start point has a non-finite entry")
+	}
+	copy(state, point)
+	return nil
+}
 
 // Point copies the state.
 func (c *Cubic) Point(dst, state []float64) { copy(dst, state) }

@@ -80,7 +80,7 @@ func dotf(a, b []float64) float64 {
 	return s
 }
 
-// TestDiameters checks D² against SPEC section 2.
+// TestDiameters checks D² = sup R − inf R of every geometry.
 func TestDiameters(t *testing.T) {
 	box, _ := solver.NewBox(3, -1, 2)
 	box2, _ := solver.NewBox(2, 0.5, 1)

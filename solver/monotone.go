@@ -1,12 +1,24 @@
 package solver
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 )
+
+// Operator is a monotone operator F on R^d.
+type Operator interface {
+	// Apply sets dst = F(z) for a point z of the problem's set. It must not
+	// retain dst or z.
+	Apply(dst, z []float64)
+}
+
+// OperatorFunc adapts a function to the Operator interface.
+type OperatorFunc func(dst, z []float64)
+
+// Apply calls f(dst, z).
+func (f OperatorFunc) Apply(dst, z []float64) { f(dst, z) }
 
 // ErrNonFinite is the error Solve returns, possibly wrapped, when a
 // Monotone problem's operator returns a NaN or an infinity: a singular
@@ -14,207 +26,113 @@ import (
 // iterates pushed onto the boundary, or a bug in the operator.
 var ErrNonFinite = errors.New("solver: the operator returned a non-finite value")
 
-func solveMonotone(ctx context.Context, p *Monotone, s *Settings, m *MirrorProx) (*Result, error) {
-	e := newVecEngine(p)
-	scale := p.Scale
-	if !(scale > 0) {
-		scale = 1
-	}
-	constants := func() (Constants, error) {
-		k := Constants{D: math.Sqrt(p.Set.DiameterSq()), G0: p.Bound, L: p.Lipschitz}
-		if s.Diameter > 0 {
-			k.D = s.Diameter
-		}
-		switch {
-		case s.G0 > 0:
-			k.G0 = s.G0
-		case k.G0 <= 0:
-			k.G0 = e.estimateG0(s.Seed)
-		}
-		return k, nil
-	}
-	res, err := runMirrorProx(newTracker(ctx, s, scale, false), e, m.Rule, constants)
-	if err != nil {
-		return nil, err
-	}
-	res.Method = m.Name()
-	res.ExactEvaluations = e.exactEvals
-	res.ValueLower, res.ValueUpper = math.NaN(), math.NaN()
-	return res, nil
+// Monotone is a general monotone variational inequality given through Go
+// values: convex minimization (F = ∇f), convex-concave saddle points
+// (F = (∇_u f, −∇_w f)) or any monotone map, over the set of Geometry. It runs
+// in Go on the host; only MirrorProx solves it.
+//
+// The certified gap of a point x is the strong gap ⟨F(x), x⟩ + Support(−F(x))
+// = max_z ⟨F(x), x − z⟩, an upper bound of the VI gap and, for F = ∇f, of
+// f(x) − min f; the gap of the average is the regret bound
+// Σ w_t⟨g_t, x_t⟩/W + Support(−ḡ), valid for any monotone F and equal to the
+// saddle gap for bilinear problems. Both are +Inf on unbounded sets. A
+// warm start (Settings.Init) needs a Set that implements WarmStarter.
+type Monotone struct {
+	// F is the operator (required).
+	F Operator
+	// Set is the geometry of the feasible set (required).
+	Set Geometry
+	// Scale divides the gap in the relative-gap stopping test; 0 means 1.
+	Scale float64
+	// Lipschitz is a Lipschitz constant of F in the setup's norm, used by the
+	// constant step rule (step 1/Lipschitz); 0 means unknown.
+	Lipschitz float64
+	// Bound is the default G0: an upper bound of ‖F‖_* on the set where one
+	// exists, otherwise the operator's scale near the start (as for
+	// singular operators and unbounded domains, where no bound exists and
+	// the universal rules need only a scale); 0 means EstimateG0 with Seed.
+	Bound float64
+	// Seed seeds the random points of EstimateG0 when Bound is 0.
+	Seed uint64
+	// Exact, when set, is the noiseless operator of a stochastic F (for
+	// example the F given to Noisy). The step rules still see only F's
+	// values, but every certificate is computed from Exact's: the start
+	// point's, the last iterate's and the regret bound of the average,
+	// Σ w_t ⟨Exact(x_t), x_t − z⟩ / Σ w_t maximized over the set, which
+	// bounds the average's gap for a monotone Exact. So Result.Gap stays a
+	// certificate under noise, at the price of one evaluation of Exact per
+	// iteration (Stats.ExactEvaluations; they are not Evaluations and do not
+	// count against MaxEvaluations). Nil: certificates use F's values,
+	// which for a stochastic F are estimates, not certificates.
+	Exact Operator
 }
 
-// vecEngine is mirror-prox for a Monotone problem on host slices. States
-// (what the prox-mapping updates) and points are kept apart: they differ for
-// the entropic simplex.
-type vecEngine struct {
-	f   Operator
-	geo Geometry
-	// exact is Monotone.Exact; when nil, c aliases g and certificates use
-	// F's values.
-	exact Operator
-	// y, x, yn: states (…S) and points (…P) of y_{t−1}, x_t and y_t.
-	yS, yP, xS, xP, ynS, ynP []float64
-	// g = F(x_t) drives the step; c is the value certificates use:
-	// Exact(x_t), or g itself.
-	m, g, c                  []float64
-	avgX, avgG, navgX, navgG []float64
-	// avgGX is the running average of ⟨c_t, x_t⟩, the other half of the
-	// regret bound of the average's gap.
-	avgGX, navgGX float64
-	best, tmp     []float64
-	evals         int
-	exactEvals    int
+// Dim returns the geometry's dimension.
+func (p *Monotone) Dim() int {
+	if p.Set == nil {
+		return 0
+	}
+	return p.Set.Dim()
 }
 
-func newVecEngine(p *Monotone) *vecEngine {
-	d := p.Set.Dim()
-	buf := make([]float64, 16*d)
-	next := func() []float64 { s := buf[:d:d]; buf = buf[d:]; return s }
-	e := &vecEngine{f: p.F, geo: p.Set, exact: p.Exact}
-	for _, v := range []*[]float64{&e.yS, &e.yP, &e.xS, &e.xP, &e.ynS, &e.ynP, &e.m, &e.g,
-		&e.avgX, &e.avgG, &e.navgX, &e.navgG, &e.best, &e.tmp} {
-		*v = next()
+func (p *Monotone) validate() error {
+	if p.F == nil || p.Set == nil {
+		return errors.New("solver: Monotone needs an operator and a set")
 	}
-	e.c = e.g
-	if e.exact != nil {
-		e.c = next()
-	}
-	return e
-}
-
-// estimateG0 is SPEC section 3's default for a general operator: twice the
-// largest ‖F‖_* at y_0 and at four random points of the set (when the
-// geometry can draw them). It runs after start, so m holds F(y_0); the four
-// evaluations count as operator evaluations.
-func (e *vecEngine) estimateG0(seed uint64) float64 {
-	g0 := e.geo.DualNorm(e.m)
-	smp, ok := e.geo.(Sampler)
-	if p, isProd := e.geo.(*Product); isProd && !p.CanSample() {
-		ok = false
-	}
-	if ok {
-		rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
-		for range 4 {
-			smp.Sample(e.tmp, rng)
-			e.apply(e.g, e.tmp)
-			g0 = math.Max(g0, e.geo.DualNorm(e.g))
+	if v, ok := p.Set.(Validator); ok {
+		if err := v.Validate(); err != nil {
+			return err
 		}
 	}
-	return 2 * g0
-}
-
-func (e *vecEngine) apply(dst, z []float64) {
-	e.f.Apply(dst, z)
-	e.evals++
-}
-
-// certifyValue returns the value certificates use at x, whose F value is
-// g: g itself, or Exact(x) computed into c.
-func (e *vecEngine) certifyValue(c, x, g []float64) ([]float64, error) {
-	if e.exact == nil {
-		return g, nil
+	if p.Set.Dim() < 1 {
+		return errors.New("solver: empty set")
 	}
-	e.exact.Apply(c, x)
-	e.exactEvals++
-	if !finite(c) {
-		return nil, fmt.Errorf("%w (Monotone.Exact)", ErrNonFinite)
-	}
-	return c, nil
-}
-
-func (e *vecEngine) dim() int { return len(e.yS) }
-
-func (e *vecEngine) work() (int, int) { return e.evals, 0 }
-
-// pointCertificate is the strong gap ⟨g, x⟩ + Support(−g) of a point x with
-// g = F(x).
-func (e *vecEngine) pointCertificate(x, g []float64) certificate {
-	gx := dot(g, x)
-	return certificate{gap: gx + e.support(g), lower: math.NaN(), upper: math.NaN()}
-}
-
-// support returns Support(−g), using tmp.
-func (e *vecEngine) support(g []float64) float64 {
-	for i, v := range g {
-		e.tmp[i] = -v
-	}
-	return e.geo.Support(e.tmp)
-}
-
-func (e *vecEngine) start() (certificate, error) {
-	e.geo.Start(e.yS)
-	e.geo.Point(e.yP, e.yS)
-	e.apply(e.m, e.yP)
-	if !finite(e.m) {
-		return noCertificate, fmt.Errorf("%w at the start point", ErrNonFinite)
-	}
-	c, err := e.certifyValue(e.c, e.yP, e.m)
-	if err != nil {
-		return noCertificate, err
-	}
-	return e.pointCertificate(e.yP, c), nil
-}
-
-func (e *vecEngine) trial(eta, w float64, t *Trial) (last, avg certificate, err error) {
-	geo := e.geo
-	geo.Prox(e.xS, e.xP, e.yS, e.m, eta)
-	e.apply(e.g, e.xP)
-	if !finite(e.g) {
-		return noCertificate, noCertificate, ErrNonFinite
-	}
-	geo.Prox(e.ynS, e.ynP, e.yS, e.g, eta)
-	t.DivXY = geo.Divergence(e.xS, e.xP, e.yS)
-	t.DivYX = geo.Divergence(e.ynS, e.ynP, e.xS)
-	t.DistXY = geo.Norm(diff(e.tmp, e.xP, e.yP))
-	t.DistXYNew = geo.Norm(diff(e.tmp, e.xP, e.ynP))
-	t.DualGM = geo.DualNorm(diff(e.tmp, e.g, e.m))
-	for i, d := range e.tmp {
-		t.InnerGM += d * (e.xP[i] - e.ynP[i])
-	}
-	c, err := e.certifyValue(e.c, e.xP, e.g)
-	if err != nil {
-		return noCertificate, noCertificate, err
-	}
-	cx := dot(c, e.xP)
-	for i := range e.navgX {
-		e.navgX[i] = e.avgX[i] + w*(e.xP[i]-e.avgX[i])
-		e.navgG[i] = e.avgG[i] + w*(c[i]-e.avgG[i])
-	}
-	e.navgGX = e.avgGX + w*(cx-e.avgGX)
-	last = certificate{gap: cx + e.support(c), lower: math.NaN(), upper: math.NaN()}
-	avg = certificate{gap: e.navgGX + e.support(e.navgG), lower: math.NaN(), upper: math.NaN()}
-	return last, avg, nil
-}
-
-func (e *vecEngine) accept() {
-	e.yS, e.ynS = e.ynS, e.yS
-	e.yP, e.ynP = e.ynP, e.yP
-	e.avgX, e.navgX = e.navgX, e.avgX
-	e.avgG, e.navgG = e.navgG, e.avgG
-	e.avgGX = e.navgGX
-}
-
-func (e *vecEngine) advance() error {
-	e.apply(e.m, e.yP)
-	if !finite(e.m) {
-		return ErrNonFinite
+	for _, c := range []float64{p.Scale, p.Lipschitz, p.Bound} {
+		if !(c >= 0) || math.IsInf(c, 0) {
+			return fmt.Errorf("solver: Monotone constants must be finite and ≥ 0, got %g", c)
+		}
 	}
 	return nil
 }
 
-func (e *vecEngine) keep(k PointKind, _ int) {
-	switch k {
-	case StartPoint:
-		copy(e.best, e.yP)
-	case AveragePoint:
-		copy(e.best, e.avgX)
-	case LastPoint:
-		copy(e.best, e.xP)
+// EstimateG0 is the default G0 of a general operator: twice the largest
+// ‖F‖_* seen at the start point argmin R and at four random points of the
+// set drawn with rng (when the geometry is a Sampler). Never ‖F(y_0)‖_*
+// alone: on a Gaussian game A y_0 is near 0 and the first steps would be
+// huge.
+func EstimateG0(f Operator, geo Geometry, rng *rand.Rand) float64 {
+	d := geo.Dim()
+	s, z, g := make([]float64, d), make([]float64, d), make([]float64, d)
+	geo.Start(s)
+	geo.Point(z, s)
+	f.Apply(g, z)
+	b := geo.DualNorm(g)
+	smp, ok := geo.(Sampler)
+	if p, isProd := geo.(*Product); isProd && !p.CanSample() {
+		ok = false
 	}
+	if ok {
+		for range 4 {
+			smp.Sample(z, rng)
+			f.Apply(g, z)
+			b = math.Max(b, geo.DualNorm(g))
+		}
+	}
+	return 2 * b
 }
 
-func (e *vecEngine) finish(best certificate) ([]float64, certificate, error) {
-	return append([]float64(nil), e.best...), best, nil
+// estimateStream is the PCG stream constant of Monotone.Seed's draws.
+const estimateStream = 0x9e3779b97f4a7c15
+
+// counted counts the evaluations of an operator.
+type counted struct {
+	op Operator
+	n  *int
+}
+
+func (c counted) Apply(dst, z []float64) {
+	c.op.Apply(dst, z)
+	*c.n++
 }
 
 func diff(dst, a, b []float64) []float64 {

@@ -52,7 +52,7 @@ func TestMonotoneMatchesGame(t *testing.T) {
 	g, _ := solver.NewMatrixGame(a)
 	for _, name := range []string{"ga-smooth", "ga-bounded", "bach-levy", "constant", "amp", "adaprox", "backtracking"} {
 		var want, got gapTrace
-		meth, _ := solver.NewMethod(name, solver.Params{})
+		meth, _ := solver.NewMethod(name)
 		if _, err := solver.Solve(context.Background(), g, &solver.Settings{MaxIterations: 200, Recorder: &want}, meth); err != nil {
 			t.Fatal(err)
 		}
@@ -62,7 +62,7 @@ func TestMonotoneMatchesGame(t *testing.T) {
 			Bound:     g.MaxAbs(), // the game's G0 and L
 			Lipschitz: g.MaxAbs(),
 		}
-		meth, _ = solver.NewMethod(name, solver.Params{})
+		meth, _ = solver.NewMethod(name)
 		if _, err := solver.Solve(context.Background(), p, &solver.Settings{MaxIterations: 200, Recorder: &got}, meth); err != nil {
 			t.Fatal(err)
 		}

@@ -6,15 +6,15 @@ import (
 	"math/rand/v2"
 )
 
-// Noisy returns the stochastic operator F + σξ (SPEC section 4, the generic
-// noisy oracle): each Apply sets dst = F(z) + sigma·ξ, where ξ is a fresh
-// standard normal vector, its entries independent of each other and of every
+// Noisy returns the stochastic operator F + σξ, the generic noisy oracle:
+// each Apply sets dst = F(z) + sigma·ξ, where ξ is a fresh standard normal
+// vector, its entries independent of each other and of every
 // other call. It meets the paper's assumptions for stochastic operators
 // (section 6): unbiased, E[F̃(z)] = F(z), with bounded variance, E‖F̃(z) −
 // F(z)‖₂² = σ²·d in dimension d (in the l∞ dual norm of the simplex setups,
 // about σ²·2 ln d). Use it to study rates under noise, for instance with
 // the ga-stochastic rule, on any Monotone problem; matrix games have the
-// sampled oracle (Settings.Oracle).
+// sampled oracle (SampledGame).
 //
 // The noise comes from a math/rand/v2 PCG stream seeded with seed, so a
 // solve is reproducible: the same seed and the same sequence of calls give

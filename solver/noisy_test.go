@@ -101,8 +101,8 @@ func TestNoisyBadSigma(t *testing.T) {
 // averager wraps an operator and keeps the uniform average of the points
 // x_1, x_2, … at which mirror-prox evaluates g_t: with a fixed G0 (no
 // random points) and a rule that rejects nothing, the calls are F(y_0),
-// then F(x_t), F(y_t) for t = 1, 2, … (SPEC section 3). At the iterations
-// listed in at it stores the exact gap of that average.
+// then F(x_t), F(y_t) for t = 1, 2, …. At the iterations listed in at
+// it stores the exact gap of that average.
 type averager struct {
 	f     *gameOperator
 	inner solver.Operator
@@ -135,7 +135,7 @@ func (g *gameOperator) gap(z []float64) float64 {
 // TestNoisyRate: a matrix game written as a Monotone problem, its operator
 // wrapped by Noisy with σ = 1 on every entry (a smooth problem with a
 // stochastic oracle): the exact gap of ga-stochastic's uniform average
-// falls like √(log T / T) (paper Theorem 6.1, SPEC section 7). The
+// falls like √(log T / T) (paper Theorem 6.1). The
 // least-squares slope of log gap against log T at T = 300, 400, …, 3000,
 // the log gaps averaged over 8 seeds, must lie in [−0.75, −0.3].
 func TestNoisyRate(t *testing.T) {

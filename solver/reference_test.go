@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpump/gpump/datasets"
 	"github.com/gpump/gpump/solver"
+	"github.com/gpump/gpump/tensorops"
 )
 
 // firstBelow records the operator evaluations at which the best certified
@@ -76,15 +77,17 @@ func TestReferenceEvaluations(t *testing.T) {
 		t.Skip("long in -short mode")
 	}
 	games := referenceGames(t)
+	cpu := tensorops.NewCPU(2)
+	defer cpu.Close()
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n| method | uniform[0,1] 500x500: 1e-3 / 1e-4 | nemirovski-2 n=500: 1e-3 / 1e-4 |\n|---|---|---|\n")
-	for _, name := range solver.MethodNames {
+	for _, name := range solver.MethodNames() {
 		fmt.Fprintf(&b, "| %s |", name)
 		for _, gname := range []string{"uniform[0,1] 500x500", "nemirovski-2 n=500"} {
 			rec := &firstBelow{targets: []float64{1e-3, 1e-4}}
 			// Two threads: the thread count changes the rounding of Aᵀp
 			// and so, slightly, the iterates.
-			res := solve(t, games[gname], name, &solver.Settings{RelGap: 1e-4, MaxEvaluations: 10000, Recorder: rec, Threads: 2})
+			res := solveOn(t, cpu, games[gname], name, solver.Settings{RelGap: 1e-4, MaxEvaluations: 10000, Recorder: rec})
 			cell := ""
 			for k, e := range rec.evals {
 				if k > 0 {

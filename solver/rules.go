@@ -8,16 +8,16 @@ import (
 
 // Constants are the problem constants a step rule may use.
 type Constants struct {
-	// D is the diameter (D² = sup R − inf R, or Settings.Diameter).
+	// D is the diameter (D² = sup R − inf R, or MirrorProx.Diameter).
 	D float64
-	// G0 bounds ‖F‖_* (Settings.G0 or its default).
+	// G0 bounds ‖F‖_* (MirrorProx.G0 or its default).
 	G0 float64
 	// L is a Lipschitz constant of F when known (max |A_ij| for a matrix
 	// game), else 0.
 	L float64
 }
 
-// Trial holds the scalars of one mirror-prox trial (SPEC section 3), combined
+// Trial holds the scalars of one mirror-prox trial, combined
 // over the blocks of a product (norms as the root of the sum of squares).
 type Trial struct {
 	Eta       float64 // the step eta_t used
@@ -54,6 +54,9 @@ type universal struct {
 	d, g0, sum float64 // sum is Σ Z_i²/G0²
 }
 
+// Step returns D / √(G0² + Σ Z_i²).
+func (u *universal) Step() float64 { return u.step() }
+
 func (u *universal) init(k Constants) error {
 	if !(k.D > 0) || math.IsInf(k.D, 0) {
 		return fmt.Errorf("solver: the step rule needs a finite diameter D > 0, got %g", k.D)
@@ -75,20 +78,17 @@ func (u *universal) add(num, den, eta float64) {
 
 // GASmooth is the geometry-aware universal rule for smooth operators (paper
 // eq. (3.2)–(3.3), Theorems 3.1 and 4.1): Z_t² = D(x_t, y_{t−1}) / (2 eta_t²).
-type GASmooth struct{ u universal }
+type GASmooth struct{ universal }
 
 // Name returns "ga-smooth".
 func (r *GASmooth) Name() string { return "ga-smooth" }
 
 // Init resets the rule.
-func (r *GASmooth) Init(k Constants) error { return r.u.init(k) }
-
-// Step returns D / √(G0² + Σ Z_i²).
-func (r *GASmooth) Step() float64 { return r.u.step() }
+func (r *GASmooth) Init(k Constants) error { return r.init(k) }
 
 // Observe adds Z_t².
 func (r *GASmooth) Observe(t *Trial) bool {
-	r.u.add(t.DivXY, 2, t.Eta)
+	r.add(t.DivXY, 2, t.Eta)
 	return true
 }
 
@@ -97,7 +97,7 @@ func (r *GASmooth) Observe(t *Trial) bool {
 // D(y_t, x_t)) / (C² eta_t²). C = 0 means 1.
 type GABounded struct {
 	C float64
-	u universal
+	universal
 	c float64
 }
 
@@ -107,15 +107,12 @@ func (r *GABounded) Name() string { return "ga-bounded" }
 // Init resets the rule.
 func (r *GABounded) Init(k Constants) error {
 	r.c = defaultC(r.C, 1)
-	return r.u.init(k)
+	return r.init(k)
 }
-
-// Step returns D / √(G0² + Σ Z_i²).
-func (r *GABounded) Step() float64 { return r.u.step() }
 
 // Observe adds Z_t².
 func (r *GABounded) Observe(t *Trial) bool {
-	r.u.add(t.DivXY+t.DivYX, r.c*r.c, t.Eta)
+	r.add(t.DivXY+t.DivYX, r.c*r.c, t.Eta)
 	return true
 }
 
@@ -151,20 +148,17 @@ func defaultC(c, def float64) float64 {
 // BachLevy is the universal mirror-prox rule of Bach and Levy (2019), paper
 // eq. (3.1): Z_t² = (‖x_t − y_{t−1}‖² + ‖x_t − y_t‖²) / (5 eta_t²) in the
 // setup's norm.
-type BachLevy struct{ u universal }
+type BachLevy struct{ universal }
 
 // Name returns "bach-levy".
 func (r *BachLevy) Name() string { return "bach-levy" }
 
 // Init resets the rule.
-func (r *BachLevy) Init(k Constants) error { return r.u.init(k) }
-
-// Step returns D / √(G0² + Σ Z_i²).
-func (r *BachLevy) Step() float64 { return r.u.step() }
+func (r *BachLevy) Init(k Constants) error { return r.init(k) }
 
 // Observe adds Z_t².
 func (r *BachLevy) Observe(t *Trial) bool {
-	r.u.add(t.DistXY*t.DistXY+t.DistXYNew*t.DistXYNew, 5, t.Eta)
+	r.add(t.DistXY*t.DistXY+t.DistXYNew*t.DistXYNew, 5, t.Eta)
 	return true
 }
 

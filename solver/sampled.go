@@ -2,337 +2,95 @@ package solver
 
 import (
 	"errors"
-	"fmt"
-	"math"
-	"math/rand/v2"
 	"runtime"
-	"slices"
-	"sync"
 
 	"github.com/gpump/gpump/tensorops"
 )
 
-// The sampled matrix-game oracle (SPEC section 4; Juditsky, Nemirovski and
-// Tauvel 2011, "Solving variational inequalities with stochastic
-// mirror-prox algorithm").
-//
-// At (p, q) it draws b column indices j_1 … j_b ~ q, then b row indices
-// i_1 … i_b ~ p, independently and with replacement, and returns
+// SampledGame is a matrix game whose operator mirror-prox evaluates with the
+// stochastic oracle of Juditsky, Nemirovski and Tauvel (2011): at (p, q) it
+// draws Batch column indices j ~ q and Batch row indices i ~ p,
+// independently and with replacement, and returns
 //
 //	(−(1/b) Σ_k A e_{j_k}, (1/b) Σ_k Aᵀe_{i_k}),
 //
-// whose expectation is F(p, q) = (−A q, Aᵀp). Drawing uses the inverse of the
-// cumulative distribution: the b uniforms are sorted and matched against
-// the running sum of the probabilities in one sweep, O(m + n + b log b) per
-// evaluation, which also groups repeated indices (an index drawn c times is
-// read once, with weight c).
+// an unbiased estimate of F(p, q) = (−A q, Aᵀp) read from b columns and b
+// rows of A, O(b (m + n)) instead of O(mn), fresh for each of the two
+// evaluations of an iteration. The step rules see these noisy values
+// (GAStochastic is the paper's rule for them).
 //
-// Cost of one evaluation, for an m×n row-major A: the b sampled rows are
-// contiguous, b·n entries read as streams. The b sampled columns are read
-// row by row, gathering the (sorted) sampled entries of each row: b·m
-// entries that each touch their own cache line (and, once a row spans more
-// than a page, their own page), so a sampled column costs the memory traffic
-// of 8 (float64) or 16 (float32) entries of a row or more, and its reads
-// wait on memory latency. With Settings.SampleTransposed the solve first
-// copies A transposed (Aᵀ in row-major order, as much memory as A again),
-// and the sampled columns are read as contiguous rows of Aᵀ: an evaluation
-// then reads b·(m + n) entries as streams. Plus O(m + n + b log b) for the
-// draws, and copies of p, q and the estimate when the backend's vectors are
-// not host memory. A full pass reads m·n entries as streams, with the
-// backend's threads and kernels; the sampled sums are plain Go loops on one
-// goroutine. Measured on a 20000×20000 float64 game, b = 256, 2 cores: an
-// iteration (two evaluations, the prox steps) took 143 ms with the strided
-// columns, 17 ms with the transposed copy (made in 2.3 s), and a full pass
-// 124 ms.
+// The running averages of the estimates are not A q̄ and Aᵀp̄, so nothing is
+// certified for free: the gap of the average is computed with a full pass
+// over A every GapEvery iterations and at the end (Stats.GapPasses), and
+// only those gaps are reported, kept and tested against the target, which
+// is therefore noticed up to GapEvery iterations late. Nothing certifies the
+// last iterate.
 //
-// The oracle runs in Go on the host, on the calling goroutine: it reads A
-// from the MatrixGame's tensor (host memory, which the CPU backend aliases)
-// and p, q from the backend (a CPU backend's vectors are host slices, used
-// in place; any other backend's are copied with Store and the result written
-// back with Load, O(m + n) transfers per evaluation). The backend contract
-// does not grow for it. The draws come from one math/rand/v2 PCG stream
-// seeded with Settings.Seed, and every sum is formed in a fixed order, so
-// the iterates depend on the seed alone, not on the thread count or
-// GOMAXPROCS; the certificates come from the backend's passes (their last
-// bits depend on its thread count, as for the exact oracle).
-type sampledOracle struct {
-	base *gameBase
-	m, n int
-	b    int
-	a64  []float64
-	a32  []float32
-	// at64 or at32 is Aᵀ (n×m, row-major) with Settings.SampleTransposed.
-	at64 []float64
-	at32 []float32
-	rng  *rand.Rand
-	u    []float64 // the b uniforms of one draw
-	// idx[k] lists the distinct indices drawn for block k's estimate
-	// (k = 0: columns j ~ q, for −A q; k = 1: rows i ~ p, for Aᵀp), in
-	// increasing order, and cnt[k] how many times each was drawn.
-	idx [2][]int
-	cnt [2][]float64
-	// host holds p and q, and out the estimate, when the backend's
-	// vectors are not host slices.
-	host, out [2][]float64
+// The draws depend on Seed alone, not on the thread count: the same Seed
+// gives the same iterates.
+type SampledGame struct {
+	// Game is the game (required); its placement and backend are used.
+	Game *MatrixGame
+	// Batch is b, the number of columns and of rows drawn per evaluation;
+	// 0 means DefaultBatch. The variance of each entry of the estimate
+	// falls like 1/b.
+	Batch int
+	// GapEvery is K, the period of the gap passes; 0 means automatic: the
+	// smallest K with K·b·(m + n) ≥ 2·m·n, so that the gap passes read at
+	// most a fifth of the entries the run reads (an iteration's two
+	// evaluations read 2·b·(m + n)). For a run of about T iterations, K near
+	// √(T·m·n / (b·(m + n))) balances the passes against the delay.
+	GapEvery int
+	// Seed seeds the draws.
+	Seed uint64
+	// Transposed makes the oracle read its sampled columns from a
+	// transposed copy of A, made on the first solve (not counted in
+	// Stats.Runtime) and taking as much memory as A. A sampled column is
+	// then a contiguous row of Aᵀ; without the copy it is gathered from
+	// every row of A, one cache line (often one page) per entry: on a
+	// 20000×20000 float64 game with b = 256 an iteration took 143 ms that
+	// way and 17 ms with the copy (made in 2.3 s), against 124 ms for one
+	// full pass.
+	Transposed bool
 }
 
-// sampledStream is the PCG stream constant of the sampled oracle's draws.
-const sampledStream = 0x5851f42d4c957f2d
+// DefaultBatch is SampledGame.Batch's default. On a 20000×20000 uniform
+// game, ga-stochastic with the transposed copy reached relative gap 1e-2
+// in 27544, 1343 and 400 iterations (217, 26 and 27 s) with b = 64, 256 and
+// 1024: below a few hundred the noise costs far more iterations than 1/b
+// predicts, above it an iteration costs more.
+const DefaultBatch = 256
 
-// newSampledOracle returns the oracle of batch size batch; with transposed
-// it first copies A transposed, with threads goroutines.
-func newSampledOracle(b *gameBase, batch int, seed uint64, transposed bool, threads int) *sampledOracle {
-	m, n := b.size[0], b.size[1]
-	o := &sampledOracle{
-		base: b, m: m, n: n, b: batch,
-		rng: rand.New(rand.NewPCG(seed, sampledStream)),
-		u:   make([]float64, batch),
+// Dim returns m + n.
+func (s *SampledGame) Dim() int {
+	if s.Game == nil {
+		return 0
 	}
-	switch d := b.g.a.Data().(type) {
-	case []float64:
-		o.a64 = d[:m*n]
-		if transposed {
-			o.at64 = transpose(o.a64, m, n, threads)
-		}
-	case []float32:
-		o.a32 = d[:m*n]
-		if transposed {
-			o.at32 = transpose(o.a32, m, n, threads)
-		}
-	}
-	for k := range 2 {
-		o.idx[k] = make([]int, 0, batch)
-		o.cnt[k] = make([]float64, 0, batch)
-		o.host[k] = make([]float64, b.size[k])
-		o.out[k] = make([]float64, b.size[k])
-	}
-	return o
+	return s.Game.Dim()
 }
 
-// hostSlice returns v's elements in host memory: v itself for a CPU vector,
-// else a copy in buf.
-func (o *sampledOracle) hostSlice(v tensorops.Vector, buf []float64) ([]float64, error) {
-	if c, ok := v.(tensorops.CPUVector); ok {
-		return c, nil
+func (s *SampledGame) validate() error {
+	if s.Game == nil {
+		return errors.New("solver: SampledGame needs a Game")
 	}
-	if err := o.base.be.Store(buf, v); err != nil {
-		return nil, fmt.Errorf("solver: %w", err)
+	if s.Batch < 0 || s.GapEvery < 0 {
+		return errors.New("solver: negative Batch or GapEvery")
 	}
-	return buf, nil
-}
-
-// evaluate sets f to the sampled estimate of F(p, q) (the columns are drawn
-// first, then the rows).
-func (o *sampledOracle) evaluate(f [2]tensorops.Vector, p, q tensorops.Vector) error {
-	ps, err := o.hostSlice(p, o.host[0])
-	if err != nil {
+	if err := s.Game.validate(); err != nil {
 		return err
 	}
-	qs, err := o.hostSlice(q, o.host[1])
-	if err != nil {
-		return err
+	if !s.Game.matrixGame() {
+		return errors.New("solver: the sampled oracle draws strategies: it needs a matrix game (both players on the simplex, no linear terms)")
 	}
-	if err := o.draw(0, qs); err != nil {
-		return err
-	}
-	if err := o.draw(1, ps); err != nil {
-		return err
-	}
-	var dst [2][]float64
-	for k := range 2 {
-		if c, ok := f[k].(tensorops.CPUVector); ok {
-			dst[k] = c
-		} else {
-			dst[k] = o.out[k]
-		}
-	}
-	fb := float64(o.b)
-	switch {
-	case o.at64 != nil:
-		sumRows(dst[0], o.at64, o.m, o.idx[0], o.cnt[0], -fb)
-	case o.at32 != nil:
-		sumRows(dst[0], o.at32, o.m, o.idx[0], o.cnt[0], -fb)
-	case o.a64 != nil:
-		gatherColumns(dst[0], o.a64, o.n, o.idx[0], o.cnt[0], -fb)
-	default:
-		gatherColumns(dst[0], o.a32, o.n, o.idx[0], o.cnt[0], -fb)
-	}
-	if o.a64 != nil {
-		sumRows(dst[1], o.a64, o.n, o.idx[1], o.cnt[1], fb)
-	} else {
-		sumRows(dst[1], o.a32, o.n, o.idx[1], o.cnt[1], fb)
-	}
-	for k := range 2 {
-		if _, ok := f[k].(tensorops.CPUVector); !ok {
-			if err := o.base.be.Load(f[k], dst[k]); err != nil {
-				return fmt.Errorf("solver: %w", err)
-			}
-		}
-	}
-	o.base.evals++
 	return nil
 }
 
-// draw samples b indices from the distribution w (nonnegative weights, not
-// necessarily summing to 1: they are normalized by their sum) into idx[k]
-// and cnt[k]. Index i is drawn when a uniform falls in [S_{i−1}, S_i) with
-// S the running sum, so an index of weight 0 never is.
-func (o *sampledOracle) draw(k int, w []float64) error {
-	var total float64
-	for _, v := range w {
-		if v > 0 {
-			total += v
-		}
+// batch returns b with its default.
+func (s *SampledGame) batch() int {
+	if s.Batch == 0 {
+		return DefaultBatch
 	}
-	if !(total > 0) || math.IsInf(total, 0) {
-		return errors.New("solver: the sampled oracle got a strategy that is not a probability vector")
-	}
-	u := o.u
-	for i := range u {
-		u[i] = o.rng.Float64() * total
-	}
-	slices.Sort(u)
-	idx, cnt := o.idx[k][:0], o.cnt[k][:0]
-	var s float64
-	next, last := 0, -1
-	for i, v := range w {
-		if !(v > 0) {
-			continue
-		}
-		s += v // the additions of total, in the same order: S_last = total
-		last = i
-		c := next
-		for next < len(u) && u[next] < s {
-			next++
-		}
-		if next > c {
-			idx = append(idx, i)
-			cnt = append(cnt, float64(next-c))
-		}
-	}
-	if next < len(u) {
-		// A uniform rounded up to the total itself (u·total with u just
-		// below 1): it belongs to the last index of positive weight.
-		if len(idx) == 0 || idx[len(idx)-1] != last {
-			idx = append(idx, last)
-			cnt = append(cnt, 0)
-		}
-		cnt[len(cnt)-1] += float64(len(u) - next)
-	}
-	o.idx[k], o.cnt[k] = idx, cnt
-	return nil
-}
-
-// gatherColumns sets dst_i = Σ_u cnt_u a[i, idx_u] / div for every row i of
-// the row-major a with n columns: the weighted sum of the sampled columns,
-// read row by row.
-func gatherColumns[T float32 | float64](dst []float64, a []T, n int, idx []int, cnt []float64, div float64) {
-	for i := range dst {
-		row := a[i*n : i*n+n]
-		var s float64
-		for u, j := range idx {
-			s += cnt[u] * float64(row[j])
-		}
-		dst[i] = s / div
-	}
-}
-
-// sumRows sets dst = Σ_u cnt_u a[idx_u, :] / div: the weighted sum of the
-// sampled rows of the row-major a with n columns, four rows per sweep of
-// dst.
-func sumRows[T float32 | float64](dst []float64, a []T, n int, idx []int, cnt []float64, div float64) {
-	dst = dst[:n]
-	clear(dst)
-	u := 0
-	for ; u+4 <= len(idx); u += 4 {
-		c0, c1, c2, c3 := cnt[u], cnt[u+1], cnt[u+2], cnt[u+3]
-		r0, r1 := a[idx[u]*n:][:n], a[idx[u+1]*n:][:n]
-		r2, r3 := a[idx[u+2]*n:][:n], a[idx[u+3]*n:][:n]
-		for j := range dst {
-			dst[j] += c0*float64(r0[j]) + c1*float64(r1[j]) + c2*float64(r2[j]) + c3*float64(r3[j])
-		}
-	}
-	for ; u < len(idx); u++ {
-		c, r := cnt[u], a[idx[u]*n:][:n]
-		for j := range dst {
-			dst[j] += c * float64(r[j])
-		}
-	}
-	for j := range dst {
-		dst[j] /= div
-	}
-}
-
-// transpose returns the n×m row-major transpose of the m×n row-major a,
-// copied by 64×64 tiles, the bands of 64 columns of a shared among
-// threads goroutines.
-func transpose[T float32 | float64](a []T, m, n, threads int) []T {
-	const tile = 64
-	t := make([]T, m*n)
-	bands := (n + tile - 1) / tile
-	var wg sync.WaitGroup
-	for w := range min(max(threads, 1), bands) {
-		wg.Go(func() {
-			for band := w; band < bands; band += max(threads, 1) {
-				j0 := band * tile
-				j1 := min(j0+tile, n)
-				for i0 := 0; i0 < m; i0 += tile {
-					i1 := min(i0+tile, m)
-					for i := i0; i < i1; i++ {
-						row := a[i*n : i*n+n]
-						for j := j0; j < j1; j++ {
-							t[j*m+i] = row[j]
-						}
-					}
-				}
-			}
-		})
-	}
-	wg.Wait()
-	return t
-}
-
-// sampledGame is mirror-prox on a matrix game with the sampled oracle
-// (Settings.Oracle = Sampled). It is mpGame with the oracle replaced and
-// with certificates from full passes only: the extremes of the running
-// averages of the estimates that mpGame.trial computes are discarded (they
-// estimate the gap of the average, with a bias, and are never reported),
-// and nothing certifies the last iterate. The start point is certified with
-// a pass; then the candidate average of every K-th iteration is, and the
-// average of the last iteration (a trial that the iteration or evaluation
-// limit makes the last is certified at once; one that the clock or a
-// cancellation ends, by certifyEnd).
-type sampledGame struct {
-	*mpGame
-	smp   *sampledOracle
-	s     *Settings
-	every int
-	iter  int // accepted iterations
-	// due: the current trial's candidate average was certified;
-	// certified: the accepted average is.
-	due, certified bool
-}
-
-func newSampledGame(b *gameBase, s *Settings) (*sampledGame, error) {
-	mp, err := newMPGame(b)
-	if err != nil {
-		return nil, err
-	}
-	batch := s.Batch
-	if batch == 0 {
-		batch = DefaultBatch
-	}
-	every := s.GapEvery
-	if every == 0 {
-		every = autoGapEvery(b.size[0], b.size[1], batch)
-	}
-	threads := s.Threads
-	if threads <= 0 {
-		threads = runtime.GOMAXPROCS(0)
-	}
-	e := &sampledGame{mpGame: mp, s: s, every: every, smp: newSampledOracle(b, batch, s.Seed, s.SampleTransposed, threads)}
-	mp.oracle = e.smp
-	return e, nil
+	return s.Batch
 }
 
 // autoGapEvery is the default K: the smallest K ≥ 1 with K·b·(m + n) ≥
@@ -346,22 +104,81 @@ func autoGapEvery(m, n, b int) int {
 	return max(k, 1)
 }
 
-// certifyPass certifies the pair x with a full pass over A into the
-// scratch vectors f of the base (which only the final certification uses
-// otherwise); it is a gap pass, not an operator evaluation.
-func (e *sampledGame) certifyPass(x [2]tensorops.Vector) (certificate, error) {
-	e.be.Operator(e.f[0], e.f[1], e.a, x[0], x[1])
-	e.passes++
-	e.gapPasses++
-	return e.certifyCurrent(x, e.f)
+// mirrorProx returns the sampled game's mirror-prox engine in setup su,
+// bound to this solve's parameters.
+func (s *SampledGame) mirrorProx(su tensorops.Setup, st *Settings) (*mpEngine, error) {
+	pl, err := s.Game.acquire()
+	if err != nil {
+		return nil, err
+	}
+	e := pl.sampled[su]
+	if e == nil {
+		mp, err := newMPGame(pl, su)
+		if err != nil {
+			pl.release()
+			return nil, err
+		}
+		e = &mpEngine{sp: &sampledSpace{mpGame: mp}}
+		pl.sampled[su] = e
+	}
+	sp := e.sp.(*sampledSpace)
+	m, n := s.Game.Dims()
+	sp.s, sp.every = st, s.GapEvery
+	if sp.every == 0 {
+		sp.every = autoGapEvery(m, n, s.batch())
+	}
+	threads := runtime.GOMAXPROCS(0)
+	if c, ok := pl.be.(interface{ Threads() int }); ok {
+		threads = c.Threads()
+	}
+	if sp.smp == nil || sp.smp.b != s.batch() || s.Transposed != (sp.smp.at64 != nil || sp.smp.at32 != nil) || pl.atVersion != s.Game.version {
+		sp.smp = newSampledOracle(&sp.gameBase, s.batch(), s.Seed, s.Transposed, threads)
+		pl.atVersion = s.Game.version
+	}
+	sp.smp.reseed(s.Seed)
+	sp.oracle = sp.smp
+	return e, nil
 }
 
-// start certifies y_0 with a pass, then draws the estimate m_1 of F(y_0).
-func (e *sampledGame) start() (certificate, error) {
-	for k := range 2 {
-		e.be.Start(e.y[k], e.set[k])
+// sampledSpace is mirror-prox's space on a sampled game: mpGame with the
+// oracle replaced and with certificates from full passes only. The
+// extremes of the running averages of the estimates that mpGame.trial
+// computes are discarded (they estimate the gap of the average, with a
+// bias, and are never reported), and nothing certifies the last iterate.
+// The start point is certified with a pass; then the candidate average of
+// every K-th iteration is, and the average of the last iteration (a trial
+// that the iteration or evaluation limit makes the last is certified at
+// once; one that the clock or a cancellation ends, by certifyAverage).
+type sampledSpace struct {
+	*mpGame
+	smp   *sampledOracle
+	s     *Settings
+	every int
+	iter  int // accepted iterations
+	// due: the current trial's candidate average was certified;
+	// certified: the accepted average is.
+	due, certified bool
+}
+
+// start certifies y_0 with a pass (a warm start as given), then draws the
+// estimate m_1 of F(y_0).
+func (e *sampledSpace) start(init []float64) (certificate, error) {
+	e.begin(e.avgX, e.avgG)
+	e.iter, e.due, e.certified = 0, false, false
+	c0, warm, err := e.placeStart(init)
+	if err != nil {
+		return noCertificate, err
 	}
-	y := [2]tensorops.Vector{e.y[0].Value, e.y[1].Value}
+	if warm {
+		y := e.values(e.y)
+		return c0, e.smp.evaluate(e.m, y[0], y[1])
+	}
+	return e.evalY()
+}
+
+// evalY certifies y with a pass and draws the estimate m of F(y).
+func (e *sampledSpace) evalY() (certificate, error) {
+	y := e.values(e.y)
 	c, err := e.certifyPass(y)
 	if err != nil {
 		return noCertificate, err
@@ -372,7 +189,16 @@ func (e *sampledGame) start() (certificate, error) {
 	return c, nil
 }
 
-func (e *sampledGame) trial(eta, w float64, t *Trial) (last, avg certificate, err error) {
+func (e *sampledSpace) restart() error {
+	if err := e.placeBest(); err != nil {
+		return err
+	}
+	e.certified = false
+	_, err := e.evalY()
+	return err
+}
+
+func (e *sampledSpace) trial(eta, w float64, t *Trial) (last, avg certificate, err error) {
 	if _, _, err := e.mpGame.trial(eta, w, t); err != nil {
 		return noCertificate, noCertificate, err
 	}
@@ -387,42 +213,19 @@ func (e *sampledGame) trial(eta, w float64, t *Trial) (last, avg certificate, er
 	return noCertificate, avg, err
 }
 
-func (e *sampledGame) accept() {
+func (e *sampledSpace) accept() {
 	e.mpGame.accept()
 	e.iter++
 	e.certified = e.due
 }
 
-func (e *sampledGame) certifyEnd() (certificate, bool, error) {
+// certifyAverage certifies the current average with a pass unless it
+// already is or there is none.
+func (e *sampledSpace) certifyAverage() (certificate, bool, error) {
 	if e.certified || e.iter == 0 {
 		return noCertificate, false, nil
 	}
 	c, err := e.certifyPass(e.avgX)
 	e.certified = err == nil
 	return c, err == nil, err
-}
-
-// checkOracle validates the oracle settings against the problem and the
-// method.
-func checkOracle(p Problem, s *Settings, m Method) error {
-	if s.Batch < 0 || s.GapEvery < 0 {
-		return errors.New("solver: negative Batch or GapEvery")
-	}
-	switch s.Oracle {
-	case Exact:
-		if s.Batch != 0 || s.GapEvery != 0 || s.SampleTransposed {
-			return errors.New("solver: Batch, GapEvery and SampleTransposed apply to the sampled oracle only")
-		}
-		return nil
-	case Sampled:
-	default:
-		return fmt.Errorf("solver: unknown oracle %d", s.Oracle)
-	}
-	if _, ok := p.(*MatrixGame); !ok {
-		return errors.New("solver: the sampled oracle applies to matrix games (wrap a Monotone problem's operator with Noisy)")
-	}
-	if _, ok := m.(*MirrorProx); !ok {
-		return fmt.Errorf("solver: the sampled oracle applies to mirror-prox, not %s", m.Name())
-	}
-	return nil
 }

@@ -83,11 +83,15 @@ func newTestOracle(t testing.TB, a *tensor.Dense, batch int, seed uint64, transp
 	if err != nil {
 		t.Fatal(err)
 	}
-	base, err := newGameBase(tensorops.NewCPU(1), g)
+	pl, err := newPlacement(g, tensorops.NewCPU(1))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return newSampledOracle(base, batch, seed, transposed, 2)
+	base, err := pl.newBase(tensorops.Entropic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newSampledOracle(&base, batch, seed, transposed, 2)
 }
 
 // TestSampledUnbiased: over N draws, every entry of the sampled estimate
@@ -201,12 +205,16 @@ func TestSampledNoAllocsInLoop(t *testing.T) {
 	g, _ := NewMatrixGame(uniformTensor(t, tensor.Float64, 300, 400, 3))
 	cpu := tensorops.NewCPU(2)
 	defer cpu.Close()
+	if err := g.Place(cpu); err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	sg := &SampledGame{Game: g, Batch: 16, GapEvery: 10}
 	for _, name := range []string{"ga-stochastic", "backtracking"} {
-		m, _ := NewMethod(name, Params{})
+		m, _ := NewMethod(name)
 		allocs := func(iters int) float64 {
 			return MinAllocs(5, func() {
-				s := &Settings{MaxIterations: iters, Backend: cpu, Oracle: Sampled, Batch: 16, GapEvery: 10}
-				if _, err := Solve(context.Background(), g, s, m); err != nil {
+				if _, err := Solve(context.Background(), sg, &Settings{MaxIterations: iters}, m); err != nil {
 					t.Fatal(err)
 				}
 			})
@@ -246,18 +254,18 @@ func TestSampledTransposedSame(t *testing.T) {
 	}
 }
 
-// sampledSettings are the settings of a sampled solve.
-func sampledSettings(batch, every int, seed uint64) *Settings {
-	return &Settings{Oracle: Sampled, Batch: batch, GapEvery: every, Seed: seed}
+// sampled is g with the sampled oracle.
+func sampled(g *MatrixGame, batch, every int, seed uint64) *SampledGame {
+	return &SampledGame{Game: g, Batch: batch, GapEvery: every, Seed: seed}
 }
 
-func solveWith(t *testing.T, g *MatrixGame, s *Settings, method string) *Result {
+func solveWith(t *testing.T, p Problem, s *Settings, method string) *Result {
 	t.Helper()
-	m, err := NewMethod(method, Params{})
+	m, err := NewMethod(method)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Solve(context.Background(), g, s, m)
+	res, err := Solve(context.Background(), p, s, m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,9 +295,9 @@ func TestSampledSolve(t *testing.T) {
 		{"constant", 64, 0, false, 20000, 2000},
 		{"ga-bounded", 256, 10, true, 20000, 2000},
 	} {
-		s := sampledSettings(tc.batch, tc.k, 1)
-		s.RelGap, s.MaxIterations, s.SampleTransposed = 1e-2, tc.maxIter, tc.transposed
-		res := solveWith(t, g, s, tc.method)
+		sg := sampled(g, tc.batch, tc.k, 1)
+		sg.Transposed = tc.transposed
+		res := solveWith(t, sg, &Settings{RelGap: 1e-2, MaxIterations: tc.maxIter}, tc.method)
 		t.Logf("%s b=%d K=%d: %v after %d iterations, %d passes, relative gap %.4g", tc.method, tc.batch, tc.k, res.Status, res.Iterations, res.MatrixPasses, res.RelGap)
 		if res.Status != Converged || res.RelGap > 1e-2 || res.Iterations > tc.wantUnderIt {
 			t.Errorf("%s: %v after %d iterations, relative gap %g", tc.method, res.Status, res.Iterations, res.RelGap)
@@ -362,23 +370,24 @@ func TestSampledCounts(t *testing.T) {
 	for _, tc := range []struct {
 		name                string
 		s                   *Settings
+		every               int
 		cancelAt            int
 		status              Status
 		iters, evals, gaps  int
 		certAt              []int
 		recordedTwiceAtLast bool
 	}{
-		{"iteration limit on a pass", &Settings{MaxIterations: 30, GapEvery: 10}, 0, IterationLimit, 30, 60, 1 + 3 + 1, []int{10, 20, 30}, false},
-		{"iteration limit between passes", &Settings{MaxIterations: 25, GapEvery: 10}, 0, IterationLimit, 25, 50, 1 + 3 + 1, []int{10, 20, 25}, false},
-		{"evaluation limit", &Settings{MaxEvaluations: 41, GapEvery: 7}, 0, EvaluationLimit, 20, 40, 1 + 3 + 1, []int{7, 14, 20}, false},
-		{"canceled", &Settings{MaxIterations: 1000, GapEvery: 10}, 25, Canceled, 25, 50, 1 + 3 + 1, []int{10, 20, 25}, true},
-		{"canceled on a pass", &Settings{MaxIterations: 1000, GapEvery: 10}, 20, Canceled, 20, 40, 1 + 2 + 1, []int{10, 20}, false},
+		{"iteration limit on a pass", &Settings{MaxIterations: 30}, 10, 0, IterationLimit, 30, 60, 1 + 3 + 1, []int{10, 20, 30}, false},
+		{"iteration limit between passes", &Settings{MaxIterations: 25}, 10, 0, IterationLimit, 25, 50, 1 + 3 + 1, []int{10, 20, 25}, false},
+		{"evaluation limit", &Settings{MaxEvaluations: 41}, 7, 0, EvaluationLimit, 20, 40, 1 + 3 + 1, []int{7, 14, 20}, false},
+		{"canceled", &Settings{MaxIterations: 1000}, 10, 25, Canceled, 25, 50, 1 + 3 + 1, []int{10, 20, 25}, true},
+		{"canceled on a pass", &Settings{MaxIterations: 1000}, 10, 20, Canceled, 20, 40, 1 + 2 + 1, []int{10, 20}, false},
 		// 1 ns: the limit is met when the start point is recorded
-		{"time limit", &Settings{TimeLimit: 1, GapEvery: 10}, 0, TimeLimit, 0, 1, 1 + 1, nil, false},
+		{"time limit", &Settings{TimeLimit: 1}, 10, 0, TimeLimit, 0, 1, 1 + 1, nil, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := tc.s
-			s.Oracle, s.Batch = Sampled, 8
+			sg := sampled(g, 8, tc.every, 0)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			rec := &cancelOn{at: tc.cancelAt, cancel: cancel}
@@ -386,8 +395,8 @@ func TestSampledCounts(t *testing.T) {
 				rec.at = -1
 			}
 			s.Recorder = rec
-			m, _ := NewMethod("ga-stochastic", Params{})
-			res, err := Solve(ctx, g, s, m)
+			m, _ := NewMethod("ga-stochastic")
+			res, err := Solve(ctx, sg, s, m)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -427,9 +436,15 @@ func TestSampledCounts(t *testing.T) {
 func TestSampledReproducible(t *testing.T) {
 	g, _ := NewMatrixGame(uniformTensor(t, tensor.Float64, 120, 90, 4))
 	run := func(seed uint64, threads int, transposed bool) *Result {
-		s := sampledSettings(16, 20, seed)
-		s.MaxIterations, s.Threads, s.SampleTransposed = 300, threads, transposed
-		return solveWith(t, g, s, "ga-stochastic")
+		cpu := tensorops.NewCPU(threads)
+		defer cpu.Close()
+		if err := g.Place(cpu); err != nil {
+			t.Fatal(err)
+		}
+		defer g.Close()
+		sg := sampled(g, 16, 20, seed)
+		sg.Transposed = transposed
+		return solveWith(t, sg, &Settings{MaxIterations: 300}, "ga-stochastic")
 	}
 	// The transposed copy sums the sampled columns in another order: it is
 	// its own reference.
@@ -459,46 +474,30 @@ func TestSampledReproducible(t *testing.T) {
 	}
 }
 
-// TestSampledSettings: invalid oracle settings are errors.
+// TestSampledSettings: invalid sampled games and methods that cannot use
+// the sampled oracle are errors.
 func TestSampledSettings(t *testing.T) {
 	g, _ := NewMatrixGame(uniformTensor(t, tensor.Float64, 5, 4, 1))
-	mono := &Monotone{F: OperatorFunc(func(dst, z []float64) { copy(dst, z) }), Set: EntropicSimplex{N: 3}}
 	mp := &MirrorProx{Rule: &GAStochastic{}}
 	for _, tc := range []struct {
 		name string
 		p    Problem
-		s    Settings
 		m    Method
 	}{
-		{"batch without the sampled oracle", g, Settings{Batch: 4}, mp},
-		{"gap-every without the sampled oracle", g, Settings{GapEvery: 4}, mp},
-		{"transposed without the sampled oracle", g, Settings{SampleTransposed: true}, mp},
-		{"negative batch", g, Settings{Oracle: Sampled, Batch: -1}, mp},
-		{"negative gap-every", g, Settings{Oracle: Sampled, GapEvery: -1}, mp},
-		{"unknown oracle", g, Settings{Oracle: 7}, mp},
-		{"rm+", g, Settings{Oracle: Sampled}, &RegretMatching{}},
-		{"omwu", g, Settings{Oracle: Sampled}, &OMWU{}},
-		{"monotone", mono, Settings{Oracle: Sampled}, mp},
+		{"negative batch", &SampledGame{Game: g, Batch: -1}, mp},
+		{"negative gap-every", &SampledGame{Game: g, GapEvery: -1}, mp},
+		{"no game", &SampledGame{}, mp},
+		{"rm+", &SampledGame{Game: g}, &RegretMatching{}},
+		{"omwu", &SampledGame{Game: g}, &OMWU{}},
 	} {
-		s := tc.s
-		s.MaxIterations = 10
-		if _, err := Solve(context.Background(), tc.p, &s, tc.m); err == nil {
+		if _, err := Solve(context.Background(), tc.p, &Settings{MaxIterations: 10}, tc.m); err == nil {
 			t.Errorf("%s: no error", tc.name)
 		}
-	}
-	for _, name := range []string{"exact", "sampled"} {
-		o, err := ParseOracle(name)
-		if err != nil || o.String() != name {
-			t.Errorf("ParseOracle(%q) = %v, %v", name, o, err)
-		}
-	}
-	if _, err := ParseOracle("noisy"); err == nil {
-		t.Error("ParseOracle accepted noisy")
 	}
 }
 
 // TestSampledRate: under the sampled oracle the gap of ga-stochastic's
-// average falls like √(log T / T) (paper Theorem 6.1, SPEC section 7). On a
+// average falls like √(log T / T) (paper Theorem 6.1). On a
 // 200×200 uniform game with b = 4 the noise dominates (the exact oracle
 // reaches relative gap 1e-2 in 120 iterations, this one in about 10^4);
 // the least-squares slope of log gap against log T over the gap passes at
@@ -515,9 +514,7 @@ func TestSampledRate(t *testing.T) {
 	logGap := map[int]float64{}
 	for seed := range uint64(seeds) {
 		rec := &gapAt{gap: map[int]float64{}}
-		s := sampledSettings(4, k, seed)
-		s.MaxIterations, s.Recorder = last, rec
-		solveWith(t, g, s, "ga-stochastic")
+		solveWith(t, sampled(g, 4, k, seed), &Settings{MaxIterations: last, Recorder: rec}, "ga-stochastic")
 		for it, v := range rec.gap {
 			logGap[it] += math.Log(v) / seeds
 		}

@@ -1,57 +1,18 @@
 package solver
 
 import (
-	"fmt"
+	"errors"
+	"math"
 	"time"
-
-	"github.com/gpump/gpump/tensorops"
 )
 
-// Averaging chooses the weights of the averaged iterate of mirror-prox.
-type Averaging int
-
-const (
-	// RuleAveraging uses the step rule's preference (see AveragingPreferrer):
-	// StepWeighted for backtracking, Uniform for every other rule.
-	RuleAveraging Averaging = iota
-	// Uniform averages x_1 … x_t with equal weights (the paper's output).
-	Uniform
-	// StepWeighted weights x_t by the step size eta_t, the average whose gap
-	// Nemirovski (2004) bounds by D²/Σ eta_t when steps vary.
-	StepWeighted
-)
-
-var averagingNames = [...]string{"auto", "uniform", "step"}
-
-// String returns "auto", "uniform" or "step".
-func (a Averaging) String() string {
-	if int(a) < len(averagingNames) {
-		return averagingNames[a]
-	}
-	return "unknown"
-}
-
-// ParseAveraging parses "auto", "uniform" or "step".
-func ParseAveraging(s string) (Averaging, error) {
-	for i, n := range averagingNames {
-		if s == n {
-			return Averaging(i), nil
-		}
-	}
-	return 0, fmt.Errorf("solver: unknown averaging %q (want auto, uniform or step)", s)
-}
-
-// AveragingPreferrer is implemented by step rules whose natural average is
-// not the uniform one.
-type AveragingPreferrer interface {
-	// Averaging returns the rule's preferred averaging.
-	Averaging() Averaging
-}
-
-// Settings control a solve. A nil *Settings means DefaultSettings(). In a
-// non-nil Settings every zero field means "not set": no such limit, or the
-// documented default of a constant. At least one stopping criterion must be
-// set (a gap target, an iteration, evaluation or time limit).
+// Settings control a solve, whatever the method and the problem. A nil
+// *Settings means DefaultSettings(). In a non-nil Settings every zero field
+// means "not set": no such limit, no warm start. At least one stopping
+// criterion must be set (a gap target, an iteration, evaluation or time
+// limit). What belongs to one method (step rules, averaging, restarts) lives
+// on the method's type, and what belongs to one problem (the backend, the
+// sampled oracle's batch) on the problem's.
 type Settings struct {
 	// RelGap stops when gap / scale ≤ RelGap, where scale is max |A_ij| for a
 	// matrix game and Monotone.Scale (default 1) otherwise.
@@ -67,61 +28,16 @@ type Settings struct {
 	// TimeLimit limits the wall time of the iterations.
 	TimeLimit time.Duration
 
-	// G0 is the universal rules' G0 (the first step is D/G0). Default: max
-	// |A_ij| for an entropic matrix game (see MatrixGame.SetSetups for the
-	// Euclidean one); for a Monotone, Bound or else twice the largest ‖F‖_*
-	// seen at y_0 and at four random points of the set.
-	G0 float64
-	// Diameter is D, with D² = sup R − inf R of the setup. Default: that
-	// value (D = √(log m + log n) for an entropic matrix game). It is
-	// required on unbounded sets.
-	Diameter float64
-	// Averaging chooses the averaging weights of mirror-prox (default: the
-	// rule's preference, uniform except for backtracking). The
-	// regret-matching baselines always use linear weights and OMWU uniform
-	// weights.
-	Averaging Averaging
+	// Init, when not nil, is the start point (a warm start) in the layout of
+	// Result.X: for a game the row strategy p followed by the column
+	// strategy q, each with finite entries ≥ 0 summing to 1 up to rounding
+	// (within InitTolerance of the block's length; each block is
+	// renormalized); for a Monotone problem a point of its set. Every method
+	// starts from it (see the methods' docs for how each seeds its state);
+	// nil means the method's own start, argmin R (the uniform pair for a
+	// game).
+	Init []float64
 
-	// Backend runs matrix games; nil means a CPU backend with Threads
-	// workers, created and closed by Solve.
-	Backend tensorops.Backend
-	// Threads is the CPU worker count when Backend is nil; 0 means all cores.
-	Threads int
-	// Seed seeds the random points of the default G0 of a Monotone problem
-	// and the draws of the sampled oracle: the same Seed gives the same
-	// iterates (see Oracle).
-	Seed uint64
-
-	// Oracle chooses how mirror-prox evaluates a matrix game's operator:
-	// Exact (the default, one pass over A) or Sampled (SPEC section 4: b
-	// sampled columns and b sampled rows, unbiased, O(b (m + n))). Sampled
-	// applies to MirrorProx on a *MatrixGame only; for a Monotone problem
-	// wrap its operator with Noisy instead.
-	Oracle Oracle
-	// Batch is b, the number of columns (j ~ q) and of rows (i ~ p) the
-	// sampled oracle draws per evaluation; 0 means DefaultBatch. The
-	// variance of each entry of the estimate falls like 1/b. Set only with
-	// the sampled oracle.
-	Batch int
-	// GapEvery is K: with the sampled oracle the exact gap of the average
-	// is computed with a full pass over A every K iterations, and at the
-	// end (Stats.GapPasses). Those passes alone certify the result and test
-	// the gap target, so the target is noticed up to K iterations late. 0
-	// means automatic: the smallest K with K·b·(m + n) ≥ 2·m·n, so that the
-	// gap passes read at most a fifth of the entries the run reads (an
-	// iteration's two evaluations read 2·b·(m + n)). For a run of about T
-	// iterations, K near √(T·m·n / (b·(m + n))) balances the passes against
-	// the delay. Set only with the sampled oracle.
-	GapEvery int
-	// SampleTransposed makes the sampled oracle read its sampled columns
-	// from a transposed copy of A, made by Solve before the first iteration
-	// (not counted in Stats.Runtime) and taking as much memory as A. A
-	// sampled column is then a contiguous row of Aᵀ; without the copy it is
-	// gathered from every row of A, one cache line (often one page) per
-	// entry: on a 20000×20000 float64 game with b = 256 an iteration took
-	// 143 ms that way and 17 ms with the copy (made in 2.3 s), against 124
-	// ms for one full pass. Set only with the sampled oracle.
-	SampleTransposed bool
 	// Recorder, if not nil, is told about the start and every iteration.
 	Recorder Recorder
 }
@@ -129,61 +45,27 @@ type Settings struct {
 // DefaultSettings returns the settings a nil *Settings stands for: relative
 // gap 1e-4 and at most 100000 iterations.
 func DefaultSettings() *Settings {
-	return &Settings{RelGap: 1e-4, MaxIterations: 100000}
+	s := defaultSettings
+	return &s
 }
 
-// Oracle is how mirror-prox evaluates a matrix game's operator F(p, q) =
-// (−A q, Aᵀp) (Settings.Oracle).
-type Oracle int
+var defaultSettings = Settings{RelGap: 1e-4, MaxIterations: 100000}
 
-const (
-	// Exact computes F with one fused pass over A per evaluation; the gaps
-	// of the average and of the last iterate then come for free (SPEC
-	// section 5).
-	Exact Oracle = iota
-	// Sampled is the stochastic oracle of Juditsky, Nemirovski and Tauvel
-	// (2011), SPEC section 4: at (p, q) it draws b column indices j ~ q and
-	// b row indices i ~ p, independently and with replacement, and returns
-	// (−(1/b) Σ A e_j, (1/b) Σ Aᵀe_i), an unbiased estimate of F read from b
-	// columns and b rows of A, fresh for each of the two evaluations of an
-	// iteration. The step rules see these noisy values (ga-stochastic is
-	// the paper's rule for them). The running averages of the estimates are
-	// not A q̄ and Aᵀp̄, so nothing is certified for free: the gap of the
-	// average is computed with a full pass every Settings.GapEvery
-	// iterations and at the end, and only those gaps are reported, kept
-	// and tested against the target.
-	Sampled
-)
+// InitTolerance returns how far from 1 the sum of a warm start's strategy of
+// length n may be: 16 roundings per entry, enough for strategies written as
+// shortest decimals or summed in another order, far too little to pass an
+// unnormalized vector.
+func InitTolerance(n int) float64 { return 16 * float64(n) * 0x1p-53 }
 
-var oracleNames = [...]string{"exact", "sampled"}
-
-// String returns "exact" or "sampled".
-func (o Oracle) String() string {
-	if o >= 0 && int(o) < len(oracleNames) {
-		return oracleNames[o]
+func (s *Settings) validate() error {
+	if !(s.RelGap > 0 || s.AbsGap > 0 || s.MaxIterations > 0 || s.MaxEvaluations > 0 || s.TimeLimit > 0) {
+		return errors.New("solver: no stopping criterion set")
 	}
-	return "unknown"
-}
-
-// ParseOracle parses "exact" or "sampled".
-func ParseOracle(s string) (Oracle, error) {
-	for i, n := range oracleNames {
-		if s == n {
-			return Oracle(i), nil
-		}
+	if !(s.RelGap >= 0) || !(s.AbsGap >= 0) || math.IsInf(s.RelGap, 0) || math.IsInf(s.AbsGap, 0) ||
+		s.MaxIterations < 0 || s.MaxEvaluations < 0 || s.TimeLimit < 0 {
+		return errors.New("solver: negative, infinite or NaN setting")
 	}
-	return 0, fmt.Errorf("solver: unknown oracle %q (want exact or sampled)", s)
-}
-
-// DefaultBatch is the sampled oracle's batch size b when Settings.Batch is
-// 0. On a 20000×20000 uniform game, ga-stochastic with the transposed copy
-// reached relative gap 1e-2 in 27544, 1343 and 400 iterations (217, 26 and
-// 27 s) with b = 64, 256 and 1024: below a few hundred the noise costs far
-// more iterations than 1/b predicts, above it an iteration costs more.
-const DefaultBatch = 256
-
-func (s *Settings) hasStop() bool {
-	return s.RelGap > 0 || s.AbsGap > 0 || s.MaxIterations > 0 || s.MaxEvaluations > 0 || s.TimeLimit > 0
+	return nil
 }
 
 // Status says why a solve stopped.
@@ -211,7 +93,7 @@ var statusNames = [...]string{"running", "converged", "iteration_limit", "evalua
 // "converged", "iteration_limit", "evaluation_limit", "time_limit",
 // "canceled".
 func (s Status) String() string {
-	if int(s) < len(statusNames) {
+	if s >= 0 && int(s) < len(statusNames) {
 		return statusNames[s]
 	}
 	return "unknown"
@@ -221,12 +103,13 @@ func (s Status) String() string {
 type PointKind int
 
 const (
-	// StartPoint is y_0 = argmin R.
+	// StartPoint is the start: argmin R, Settings.Init, or the point of the
+	// last restart.
 	StartPoint PointKind = iota
 	// AveragePoint is the averaged iterate.
 	AveragePoint
 	// LastPoint is the last iterate (the extrapolated point x_t of
-	// mirror-prox, the current strategies of the baselines).
+	// mirror-prox, the current strategies of the other methods).
 	LastPoint
 )
 
@@ -234,7 +117,7 @@ var pointNames = [...]string{"start", "average", "last"}
 
 // String returns "start", "average" or "last".
 func (k PointKind) String() string {
-	if int(k) < len(pointNames) {
+	if k >= 0 && int(k) < len(pointNames) {
 		return pointNames[k]
 	}
 	return "unknown"
@@ -257,15 +140,20 @@ type Stats struct {
 	// GapPasses counts the passes of MatrixPasses made only to certify a
 	// gap, not to evaluate the operator: the final certification of a
 	// game's result (1), and with the sampled oracle also the start point's
-	// certificate and the exact gaps of the average every Settings.GapEvery
-	// iterations and at the end (then GapPasses = MatrixPasses).
+	// certificate and the exact gaps of the average every
+	// SampledGame.GapEvery iterations and at the end (then GapPasses =
+	// MatrixPasses).
 	GapPasses int
 	// ExactEvaluations counts the evaluations of Monotone.Exact made to
 	// certify gaps under a stochastic operator (0 without Exact).
 	ExactEvaluations int
 	// Rejections counts rejected backtracking trials.
 	Rejections int
-	// Step is the last step size used (0 for the regret-matching methods).
+	// Restarts counts the restarts of the method's Restart policy.
+	Restarts int
+	// Step is the last step size used, in the problem's units (0 for the
+	// regret-matching methods). It is about 1/max |A_ij| for a game, so it
+	// overflows to +Inf for payoffs below about 1e-308.
 	Step float64
 	// Runtime is the wall time of the solve.
 	Runtime time.Duration
@@ -278,11 +166,11 @@ type Result struct {
 	// Row and Column alias X[:m] and X[m:] for a matrix game; nil otherwise.
 	Row, Column []float64
 	// Point says which iterate X is: the better certified of the average and
-	// the last iterate over the whole run (SPEC section 5). For a matrix game
-	// it is the kind of the row strategy and ColumnPoint that of the column
-	// strategy: the gap is a sum of a part that depends on p alone and a part
-	// that depends on q alone, so each player's best certified strategy is
-	// kept separately.
+	// the last iterate over the whole run. For a matrix game it is the kind
+	// of the row strategy and ColumnPoint that of the column strategy: the
+	// gap is a sum of a part that depends on p alone and a part that depends
+	// on q alone, so each player's best certified strategy is kept
+	// separately.
 	Point, ColumnPoint PointKind
 	// Gap is the certified duality gap of X (for a matrix game recomputed
 	// with a fresh pass over A at the end).
@@ -297,85 +185,4 @@ type Result struct {
 	// Status says why the solve stopped.
 	Status Status
 	Stats
-}
-
-// Recorder observes a solve; progress bars, traces and plots are Recorders.
-// Its methods are called from the solving goroutine; an error stops the solve
-// and is returned by Solve.
-type Recorder interface {
-	// Init is called once before the first iteration.
-	Init(info *Info) error
-	// Record is called after the start point is evaluated (Iteration 0) and
-	// after every iteration. With the sampled oracle, a solve that stops
-	// (on its time limit or by cancellation) at an iteration without a gap
-	// pass certifies its average with one more pass and then calls Record
-	// again for the same iteration, with the new certificate. The Record is
-	// reused: copy what you keep.
-	Record(r *Record) error
-}
-
-// Info describes a solve to a Recorder.
-type Info struct {
-	Method   string
-	Dim      int
-	Scale    float64 // the relative gap's divisor
-	Settings *Settings
-}
-
-// Record is one row of a solve's history.
-type Record struct {
-	Iteration    int
-	Evaluations  int
-	MatrixPasses int
-	Step         float64 // eta_t (0 for the regret-matching methods)
-	// GapAverage and GapLast are the certified gaps of the average and of
-	// the last iterate at this iteration (+Inf when unavailable: with the
-	// sampled oracle GapLast always, GapAverage between gap passes).
-	GapAverage, GapLast float64
-	// Gap, RelGap and the value bracket are those of the best certified
-	// point so far, whose kind is Point (ColumnPoint for a game's column
-	// strategy, see Result).
-	Gap, RelGap            float64
-	ValueLower, ValueUpper float64
-	Point, ColumnPoint     PointKind
-	Elapsed                time.Duration
-}
-
-// Recorders returns a Recorder that passes every call to each of rs in
-// order, stopping at the first error. Nil entries are skipped; with no
-// non-nil entry it returns nil, so that Settings.Recorder stays unset.
-func Recorders(rs ...Recorder) Recorder {
-	var list multiRecorder
-	for _, r := range rs {
-		if r != nil {
-			list = append(list, r)
-		}
-	}
-	switch len(list) {
-	case 0:
-		return nil
-	case 1:
-		return list[0]
-	}
-	return list
-}
-
-type multiRecorder []Recorder
-
-func (m multiRecorder) Init(info *Info) error {
-	for _, r := range m {
-		if err := r.Init(info); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (m multiRecorder) Record(rec *Record) error {
-	for _, r := range m {
-		if err := r.Record(rec); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -53,7 +53,7 @@ func skewGame(seed uint64, n int) *tensor.Dense {
 }
 
 // nemirovski2 is family 2 with alpha = 1: A_ij = (|i − j| + 1)/(2n − 1),
-// v* = (n + 1)/(2(2n − 1)) (SPEC section 7).
+// v* = (n + 1)/(2(2n − 1)) .
 func nemirovski2(n int) *tensor.Dense {
 	return dense(n, n, func(i, j int) float64 { return (math.Abs(float64(i-j)) + 1) / float64(2*n-1) })
 }
@@ -93,11 +93,13 @@ func b2f(b bool) float64 {
 
 func solve(t testing.TB, a *tensor.Dense, name string, s *solver.Settings) *solver.Result {
 	t.Helper()
+	return solveWith(t, a, method(t, name), s)
+}
+
+// solveWith solves the game a with method m.
+func solveWith(t testing.TB, a *tensor.Dense, m solver.Method, s *solver.Settings) *solver.Result {
+	t.Helper()
 	g, err := solver.NewMatrixGame(a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := solver.NewMethod(name, solver.Params{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,11 +110,48 @@ func solve(t testing.TB, a *tensor.Dense, name string, s *solver.Settings) *solv
 	return res
 }
 
+// newMethod returns the named method with its knobs set from name, value
+// pairs, as the command line sets them.
+func newMethod(name string, kv ...string) (solver.Method, error) {
+	m, err := solver.NewMethod(name)
+	if err != nil {
+		return nil, err
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		if err := setKnob(m, kv[i], kv[i+1]); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// setKnob sets the knob called name of m.
+func setKnob(m solver.Method, name, value string) error {
+	if tm, ok := m.(solver.Tunable); ok {
+		for _, k := range tm.Knobs() {
+			if k.Name == name {
+				return k.Set(value)
+			}
+		}
+	}
+	return fmt.Errorf("%s has no knob %s", m.Name(), name)
+}
+
+// method is newMethod failing the test on an error.
+func method(t testing.TB, name string, kv ...string) solver.Method {
+	t.Helper()
+	m, err := newMethod(name, kv...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // TestKnownValues checks, for every method, that the value bracket contains
-// v* and that the gap target is met (SPEC section 7).
+// v* and that the gap target is met .
 func TestKnownValues(t *testing.T) {
 	for _, kg := range knownGames() {
-		for _, name := range solver.MethodNames {
+		for _, name := range solver.MethodNames() {
 			t.Run(kg.name+"/"+name, func(t *testing.T) {
 				if testing.Short() && kg.name == "nemirovski-2-n500" {
 					t.Skip("long in -short mode")
@@ -135,7 +174,7 @@ func TestKnownValues(t *testing.T) {
 }
 
 // TestStartAtEquilibrium: the uniform pair solves identity and cyclic games,
-// and every method must notice before iterating (SPEC section 5).
+// and every method must notice before iterating.
 func TestStartAtEquilibrium(t *testing.T) {
 	rps := dense(5, 5, func(i, j int) float64 {
 		switch (j - i + 5) % 5 {
@@ -146,7 +185,7 @@ func TestStartAtEquilibrium(t *testing.T) {
 		}
 		return 0
 	})
-	for _, name := range solver.MethodNames {
+	for _, name := range solver.MethodNames() {
 		res := solve(t, rps, name, &solver.Settings{RelGap: 1e-12, MaxIterations: 5})
 		if res.Iterations != 0 || res.Status != solver.Converged || res.Gap != 0 || res.Point != solver.StartPoint {
 			t.Errorf("%s: %d iterations, status %v, gap %g, point %v; want 0, converged, 0, start",
@@ -161,7 +200,7 @@ func TestInvariants(t *testing.T) {
 	shapes := [][2]int{{1, 9}, {9, 1}, {13, 29}, {80, 50}, {300, 301}}
 	for si, sh := range shapes {
 		a := uniformGame(uint64(si), sh[0], sh[1], -1, 1)
-		for _, name := range solver.MethodNames {
+		for _, name := range solver.MethodNames() {
 			t.Run(fmt.Sprintf("%dx%d/%s", sh[0], sh[1], name), func(t *testing.T) {
 				res := solve(t, a, name, &solver.Settings{MaxIterations: 300})
 				for _, s := range [][]float64{res.Row, res.Column} {
@@ -169,7 +208,7 @@ func TestInvariants(t *testing.T) {
 					// Entropic methods keep every probability positive, but
 					// a 1×n or m×1 game has a pure equilibrium whose
 					// losing strategies fall below 1e-300 within 300
-					// iterations and are then held as 0 (SPEC section 5).
+					// iterations and are then held as 0.
 					entropic := name != "rm+" && name != "prm+" && sh[0] > 1 && sh[1] > 1
 					for _, v := range s {
 						sum += v
@@ -241,7 +280,7 @@ func (r *gapRecorder) Record(rec *solver.Record) error {
 }
 
 // TestRateSmooth: on a deterministic game the gap of ga-smooth's average
-// falls like 1/T (SPEC section 7); over the decade T = 300 … 3000 the log-log
+// falls like 1/T ; over the decade T = 300 … 3000 the log-log
 // slope must lie in [−1.25, −0.75].
 func TestRateSmooth(t *testing.T) {
 	if testing.Short() {
@@ -265,7 +304,7 @@ func TestRateSmooth(t *testing.T) {
 
 // TestScaleInvariance: scaling A by 1000 scales the gap by 1000 and leaves
 // the strategies unchanged for the universal rules with the default G0
-// (SPEC section 7).
+// .
 func TestScaleInvariance(t *testing.T) {
 	a := uniformGame(42, 70, 90, -1, 1)
 	d := a.Data().([]float64)
@@ -298,7 +337,7 @@ func TestFloat32Storage(t *testing.T) {
 		f[i] = float32(v)
 	}
 	a32 := tensor.New(tensor.WithShape(150, 120), tensor.WithBacking(f))
-	for _, name := range solver.MethodNames {
+	for _, name := range solver.MethodNames() {
 		s := &solver.Settings{MaxIterations: 500}
 		r64, r32 := solve(t, a, name, s), solve(t, a32, name, s)
 		if math.Abs(r64.Gap-r32.Gap) > 1e-6 {
@@ -406,10 +445,7 @@ func TestZeroGame(t *testing.T) {
 // setup.
 func TestEuclideanSetup(t *testing.T) {
 	g, _ := solver.NewMatrixGame(saddleGame(5, 30, 40, 7, 21, 0.37))
-	if err := g.SetSetups(tensorops.Euclidean, tensorops.Euclidean); err != nil {
-		t.Fatal(err)
-	}
-	res, err := solver.Solve(context.Background(), g, &solver.Settings{RelGap: 1e-6, MaxIterations: 20000}, nil)
+	res, err := solver.Solve(context.Background(), g, &solver.Settings{RelGap: 1e-6, MaxIterations: 20000}, &solver.MirrorProx{Setup: tensorops.Euclidean})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -430,11 +466,15 @@ func TestNoAllocsInLoop(t *testing.T) {
 	g, _ := solver.NewMatrixGame(a)
 	cpu := tensorops.NewCPU(2)
 	defer cpu.Close()
-	for _, name := range solver.MethodNames {
-		m, _ := solver.NewMethod(name, solver.Params{})
+	if err := g.Place(cpu); err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	for _, name := range solver.MethodNames() {
+		m := method(t, name)
 		allocs := func(iters int) float64 {
 			return solver.MinAllocs(5, func() {
-				if _, err := solver.Solve(context.Background(), g, &solver.Settings{MaxIterations: iters, Backend: cpu}, m); err != nil {
+				if _, err := solver.Solve(context.Background(), g, &solver.Settings{MaxIterations: iters}, m); err != nil {
 					t.Fatal(err)
 				}
 			})
@@ -448,7 +488,7 @@ func TestNoAllocsInLoop(t *testing.T) {
 // TestOneByOne: a 1×1 game is solved by its start point, for every method,
 // although its diameter D is 0.
 func TestOneByOne(t *testing.T) {
-	for _, name := range solver.MethodNames {
+	for _, name := range solver.MethodNames() {
 		res := solve(t, dense(1, 1, func(int, int) float64 { return -2.5 }), name, nil)
 		if res.Status != solver.Converged || res.Gap != 0 || res.ValueLower != -2.5 || res.Iterations != 0 {
 			t.Errorf("%s: %v, gap %g, value %g, %d iterations", name, res.Status, res.Gap, res.ValueLower, res.Iterations)
@@ -485,10 +525,7 @@ func TestEuclideanConstants(t *testing.T) {
 	a := uniformGame(12, 60, 50, -1, 1)
 	for _, name := range []string{"constant", "ga-stochastic", "backtracking", "amp"} {
 		g, _ := solver.NewMatrixGame(a)
-		if err := g.SetSetups(tensorops.Euclidean, tensorops.Euclidean); err != nil {
-			t.Fatal(err)
-		}
-		m, _ := solver.NewMethod(name, solver.Params{})
+		m := method(t, name, "setup", "euclidean")
 		res, err := solver.Solve(context.Background(), g, &solver.Settings{RelGap: 1e-3, MaxIterations: 50000}, m)
 		if err != nil {
 			t.Fatal(err)
@@ -499,7 +536,7 @@ func TestEuclideanConstants(t *testing.T) {
 		checkGap(t, a, res)
 	}
 	g, _ := solver.NewMatrixGame(a)
-	if err := g.SetSetups(tensorops.Setup(7), tensorops.Entropic); err == nil {
+	if _, err := solver.Solve(context.Background(), g, nil, &solver.MirrorProx{Setup: tensorops.Setup(7)}); err == nil {
 		t.Error("unknown setup accepted")
 	}
 }
@@ -509,7 +546,7 @@ func TestEuclideanConstants(t *testing.T) {
 func TestStepWeighted(t *testing.T) {
 	a := uniformGame(13, 70, 40, -1, 1)
 	for _, name := range []string{"ga-bounded", "adaprox", "backtracking"} {
-		res := solve(t, a, name, &solver.Settings{MaxIterations: 500, Averaging: solver.StepWeighted})
+		res := solveWith(t, a, method(t, name, "averaging", "step"), &solver.Settings{MaxIterations: 500})
 		checkGap(t, a, res)
 		if res.RelGap > 0.05 {
 			t.Errorf("%s: relative gap %g after 500 iterations", name, res.RelGap)
@@ -517,23 +554,72 @@ func TestStepWeighted(t *testing.T) {
 	}
 }
 
-// TestExtremeScales: payoffs near 1e-200 and 1e200 give the iterations and
-// relative gaps of the same game at scale 1 (steps are formed without
-// squaring G0, regrets without the raw utilities).
+// TestExtremeScales: payoffs near 1e-308 (subnormal), 1e-200, 1e200 and
+// 1e308 give every method a finite, certified result, and every method but
+// adaprox (whose rule is not invariant to the scale of F) the iterations,
+// strategies and relative gap of the same game at scale 1: games far from
+// scale 1 are solved in units a power of two away.
 func TestExtremeScales(t *testing.T) {
 	a := uniformGame(14, 40, 30, -1, 1)
 	d := a.Data().([]float64)
-	for _, name := range []string{"ga-stochastic", "ga-smooth", "bach-levy", "backtracking", "rm+", "omwu"} {
+	for _, name := range solver.MethodNames() {
 		ref := solve(t, a, name, &solver.Settings{RelGap: 1e-3, MaxIterations: 20000})
-		for _, s := range []float64{1e-200, 1e200} {
+		for _, s := range []float64{1e-308, 1e-200, 1e200, 1e308} {
 			b := dense(40, 30, func(i, j int) float64 { return s * d[i*30+j] })
 			res := solve(t, b, name, &solver.Settings{RelGap: 1e-3, MaxIterations: 20000})
-			if res.Status != ref.Status || res.Iterations != ref.Iterations || math.Abs(res.RelGap-ref.RelGap) > 1e-9 {
-				t.Errorf("%s at scale %g: %v after %d iterations, relative gap %g; at scale 1: %v, %d, %g",
-					name, s, res.Status, res.Iterations, res.RelGap, ref.Status, ref.Iterations, ref.RelGap)
+			// The step of a game near 1e-308 is about 1e308 / max |A_ij|:
+			// it can overflow in the game's units, and only there.
+			if res.Status != solver.Converged || math.IsInf(res.Gap, 0) || math.IsNaN(res.Gap) || !(res.Step >= 0) || math.IsInf(res.Step, 0) && s > 1e-300 {
+				t.Errorf("%s at scale %g: %v, gap %g, step %g", name, s, res.Status, res.Gap, res.Step)
+				continue
+			}
+			if lo, hi := naiveBracketScaled(b, res); math.Abs(lo-res.ValueLower) > 1e-12*s || math.Abs(hi-res.ValueUpper) > 1e-12*s {
+				t.Errorf("%s at scale %g: bracket [%g, %g], naive [%g, %g]", name, s, res.ValueLower, res.ValueUpper, lo, hi)
+			}
+			if name == "adaprox" {
+				continue
+			}
+			if res.Iterations != ref.Iterations || math.Abs(res.RelGap-ref.RelGap) > 1e-9 {
+				t.Errorf("%s at scale %g: %d iterations, relative gap %g; at scale 1: %d, %g",
+					name, s, res.Iterations, res.RelGap, ref.Iterations, ref.RelGap)
+			}
+			for i := range res.X {
+				if math.Abs(res.X[i]-ref.X[i]) > 1e-9 {
+					t.Fatalf("%s at scale %g: strategy entry %d differs by %g", name, s, i, res.X[i]-ref.X[i])
+				}
 			}
 		}
 	}
+}
+
+// naiveBracketScaled is the value bracket of a result by a double loop,
+// with products formed after dividing A by its largest entry, so that
+// subnormal entries keep their precision.
+func naiveBracketScaled(a *tensor.Dense, res *solver.Result) (lo, hi float64) {
+	sh := a.Shape()
+	m, n := sh[0], sh[1]
+	d := a.Data().([]float64)
+	var mx float64
+	for _, v := range d {
+		mx = math.Max(mx, math.Abs(v))
+	}
+	s := math.Ldexp(1, -math.Ilogb(mx))
+	hi, lo = math.Inf(-1), math.Inf(1)
+	for i := range m {
+		var u float64
+		for j := range n {
+			u += d[i*n+j] * s * res.Column[j]
+		}
+		hi = math.Max(hi, u/s)
+	}
+	for j := range n {
+		var u float64
+		for i := range m {
+			u += d[i*n+j] * s * res.Row[i]
+		}
+		lo = math.Min(lo, u/s)
+	}
+	return lo, hi
 }
 
 // TestConvergedMeansCertified: at a target near machine precision the
@@ -552,7 +638,17 @@ func TestConvergedMeansCertified(t *testing.T) {
 			}
 			return 1e-3 * rng.NormFloat64()
 		})
-		res := solve(t, a, "omwu", &solver.Settings{RelGap: 1e-15, MaxIterations: 60000, Threads: 1})
+		g, _ := solver.NewMatrixGame(a)
+		cpu := tensorops.NewCPU(1)
+		if err := g.Place(cpu); err != nil {
+			t.Fatal(err)
+		}
+		res, err := solver.Solve(context.Background(), g, &solver.Settings{RelGap: 1e-15, MaxIterations: 60000}, &solver.OMWU{})
+		g.Close()
+		cpu.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
 		if res.Status == solver.Converged && res.RelGap > 1e-15 {
 			t.Errorf("seed %d: converged with relative gap %g", seed, res.RelGap)
 		}

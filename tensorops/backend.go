@@ -65,35 +65,63 @@ type Vector interface {
 	Len() int
 }
 
-// Setup is the geometry of one strategy block (SPEC section 2). Both setups
-// live on the probability simplex.
+// Setup is the geometry of one strategy block: its feasible set and the
+// distance-generating function R of the prox-mappings.
 type Setup int
 
 const (
-	// Entropic is the simplex with R(z) = Σ z log z. Its points are held as
-	// log-weights (Point.State) with the probabilities materialized beside
-	// them (Point.Value); probabilities below 1e-300 are materialized as 0.
-	// Norm l1, dual norm l∞, divergence KL(z‖c).
+	// Entropic is the probability simplex with R(z) = Σ z log z. Its points
+	// are held as log-weights (Point.State) with the probabilities
+	// materialized beside them (Point.Value); probabilities below 1e-300
+	// are materialized as 0. Norm l1, dual norm l∞, divergence KL(z‖c).
 	Entropic Setup = iota
-	// Euclidean is the simplex with R(z) = ½‖z‖². State and Value are the same
-	// vector. Norm and dual norm l2, divergence ½‖z − c‖².
+	// Euclidean is the probability simplex with R(z) = ½‖z‖². State and
+	// Value are the same vector. Norm and dual norm l2, divergence
+	// ½‖z − c‖².
 	Euclidean
+	// Box is {z : Lo ≤ z ≤ Hi} (Set.Lo, Set.Hi) with R(z) = ½‖z‖². State and
+	// Value are the same vector. Norm and dual norm l2, divergence
+	// ½‖z − c‖².
+	Box
+	// Ball is {z : ‖z − Center‖₂ ≤ Radius} (Set.Center, Set.Radius) with
+	// R(z) = ½‖z − Center‖². State and Value are the same vector. Norm and
+	// dual norm l2, divergence ½‖z − c‖².
+	Ball
 )
 
-// String returns "entropic" or "euclidean".
+// String returns "entropic", "euclidean", "box" or "ball".
 func (s Setup) String() string {
 	switch s {
 	case Entropic:
 		return "entropic"
 	case Euclidean:
 		return "euclidean"
+	case Box:
+		return "box"
+	case Ball:
+		return "ball"
 	}
 	return "unknown"
 }
 
+// Set is one block's feasible set with its distance-generating function.
+// The vectors belong to the backend the Set is used with and have the
+// block's length; they are read, never written. Only what the set needs is
+// looked at: the simplex setups need nothing beyond Setup.
+type Set struct {
+	Setup Setup
+	// Lo and Hi are a Box's bounds: finite, Lo_i ≤ Hi_i (not checked: an
+	// O(n) scan).
+	Lo, Hi Vector
+	// Center is a Ball's centre.
+	Center Vector
+	// Radius is a Ball's radius: finite and ≥ 0.
+	Radius float64
+}
+
 // Point is one block's iterate: State is what the prox-mapping works on
-// (log-weights for Entropic), Value the point itself (probabilities). For the
-// Euclidean setup State and Value must be the same Vector.
+// (log-weights for Entropic), Value the point itself (probabilities). For
+// every setup but Entropic, State and Value must be the same Vector.
 type Point struct {
 	State, Value Vector
 }
@@ -103,21 +131,30 @@ type Point struct {
 // candidate y_t, M = F(y_{t−1}) and G = F(x_t) restricted to the block. The
 // running averages of x and of g are read from AvgX and AvgG and the updated
 // averages written to NewAvgX and NewAvgG (which must not alias them), so that a
-// rejected trial (backtracking) leaves the averages untouched.
+// rejected trial (backtracking) leaves the averages untouched. Lin, when not
+// nil, is the block's linear term: the stats report ⟨Lin, x_t⟩ and ⟨Lin,
+// NewAvgX⟩.
 type ProxBlock struct {
-	Setup            Setup
+	Set              Set
 	Y, X, YNew       Point
 	M, G             Vector
+	Lin              Vector
 	AvgX, AvgG       Vector
 	NewAvgX, NewAvgG Vector
 }
 
-// GapStats are the per-block extremes the duality gap needs. For the row block
-// g = −A q, so −MinG = max_i (A q)_i; for the column block g = Aᵀ p and MinG =
-// min_j (Aᵀ p)_j.
+// GapStats are the per-block quantities the duality gap needs: the minimum
+// over the block's set Z of ⟨g, z⟩ for the current operator value and for
+// its running average, and the linear term at the current point and at its
+// running average. On the simplex min_z ⟨g, z⟩ = min_i g_i: for the row
+// block of a matrix game g = −A q, so −MinG = max_i (A q)_i; for the column
+// block g = Aᵀ p and MinG = min_j (Aᵀ p)_j. On a box it is Σ_i min(g_i Lo_i,
+// g_i Hi_i), on a ball ⟨g, Center⟩ − Radius ‖g‖₂.
 type GapStats struct {
-	MinG    float64 // min_i g_i of the current operator value
-	MinAvgG float64 // min_i of the (updated) running average of g
+	MinG    float64 // min_{z ∈ Z} ⟨g, z⟩ of the current operator value
+	MinAvgG float64 // the same for the (updated) running average of g
+	LinX    float64 // ⟨Lin, x⟩ at the current point (0 without Lin)
+	LinAvgX float64 // ⟨Lin, updated running average of x⟩ (0 without Lin or AvgX)
 }
 
 // BlockStats are the scalars one mirror-prox trial produces for one block; the
@@ -132,11 +169,15 @@ type BlockStats struct {
 	InnerGM   float64 // ⟨g_t − m_t, x_t − y_t⟩
 }
 
-// AvgBlock names one block's vectors for Average: the current point X, its
-// operator value G, and the running averages updated in place. AvgX and AvgG
-// may be nil to skip averaging (and then MinAvgG is not computed).
+// AvgBlock names one block's vectors for Average: its set, the current point
+// X, its operator value G, its linear term Lin, and the running averages
+// updated in place. AvgX and AvgG may be nil to skip averaging (without AvgG
+// MinAvgG is NaN), Lin to skip the linear term; X may be nil when neither
+// AvgX nor Lin is given.
 type AvgBlock struct {
+	Set        Set
 	X, G       Vector
+	Lin        Vector
 	AvgX, AvgG Vector
 }
 
@@ -172,19 +213,24 @@ type Backend interface {
 	// MulTVec sets dst = Aᵀ p (one pass over A).
 	MulTVec(dst Vector, a Matrix, p Vector)
 
-	// Start sets dst to the prox centre argmin R of the setup: the uniform
-	// distribution for both simplex setups.
-	Start(dst Point, s Setup)
-	// Prox sets dst = P_center(eta g) = argmin_z ⟨eta g, z⟩ + D(z, center).
-	// dst must not alias center.
-	Prox(dst, center Point, g Vector, eta float64, s Setup)
+	// Start sets dst to the prox centre argmin R over the set: the uniform
+	// distribution for both simplex setups, clip(0, Lo, Hi) for a box,
+	// Center for a ball.
+	Start(dst Point, s Set)
+	// Prox sets dst = P_center(eta g) = argmin_{z ∈ Z} ⟨eta g, z⟩ + D(z,
+	// center): for a box clip(c − eta g, Lo, Hi), for a ball Center plus the
+	// projection of c − eta g − Center onto the ball of radius Radius
+	// around 0 (c the centre's Value). dst must not alias center or the
+	// set's vectors.
+	Prox(dst, center Point, g Vector, eta float64, s Set)
 	// ProxStats computes the scalars of a mirror-prox trial for every block
 	// and writes the running averages updated with weight fraction w
-	// (avg + w (x − avg)) to NewAvgX and NewAvgG. len(dst) == len(blocks).
+	// (avg + w (x − avg)) to NewAvgX and NewAvgG. len(dst) == len(blocks);
+	// the blocks may have different sets.
 	ProxStats(dst []BlockStats, w float64, blocks []ProxBlock) error
 	// Average updates each block's running averages in place with weight
-	// fraction w (skipping nil ones) and returns the extremes of the current
-	// and averaged operator values. len(dst) == len(blocks).
+	// fraction w (skipping nil ones) and returns the gap quantities of the
+	// current and averaged operator values. len(dst) == len(blocks).
 	Average(dst []GapStats, w float64, blocks []AvgBlock) error
 	// RegretMatch performs one regret-matching+ update of one player (SPEC
 	// section 3, baselines). u is the player's utility vector (larger is

@@ -201,38 +201,55 @@ func (c *CPU) Axpby(dst Vector, alpha float64, x Vector, beta float64, y Vector)
 	}
 }
 
-// Start sets dst to the uniform distribution.
-func (c *CPU) Start(dst Point, s Setup) {
+// Start sets dst to argmin R over the set.
+func (c *CPU) Start(dst Point, s Set) {
 	v := vec(dst.Value)
-	u := 1 / float64(len(v))
-	for i := range v {
-		v[i] = u
-	}
-	if s == Entropic {
+	checkSet(&s, len(v), "Start")
+	switch s.Setup {
+	case Entropic:
 		l := vec(dst.State)
+		if len(l) != len(v) {
+			panic("tensorops: Start length mismatch")
+		}
 		lu := -math.Log(float64(len(v)))
 		for i := range l {
 			l[i] = lu
 		}
+		fallthrough
+	case Euclidean:
+		u := 1 / float64(len(v))
+		for i := range v {
+			v[i] = u
+		}
+	case Box:
+		clear(v)
+		ClipBox(v, v, vec(s.Lo), vec(s.Hi))
+	case Ball:
+		copy(v, vec(s.Center))
 	}
 }
 
 // Prox sets dst = P_center(eta g).
-func (c *CPU) Prox(dst, center Point, g Vector, eta float64, s Setup) {
-	switch s {
-	case Entropic:
+func (c *CPU) Prox(dst, center Point, g Vector, eta float64, s Set) {
+	if s.Setup == Entropic {
 		LogProx(vec(dst.State), vec(dst.Value), vec(center.State), vec(g), eta)
+		return
+	}
+	d, cs, gs := vec(dst.Value), vec(center.Value), vec(g)
+	if len(cs) != len(d) || len(gs) != len(d) {
+		panic("tensorops: Prox length mismatch")
+	}
+	checkSet(&s, len(d), "Prox")
+	for i := range d {
+		d[i] = cs[i] - eta*gs[i]
+	}
+	switch s.Setup {
 	case Euclidean:
-		d, cs, gs := vec(dst.Value), vec(center.Value), vec(g)
-		if len(cs) != len(d) || len(gs) != len(d) {
-			panic("tensorops: Prox length mismatch")
-		}
-		for i := range d {
-			d[i] = cs[i] - eta*gs[i]
-		}
 		ProjectSimplex(d, d)
-	default:
-		panic("tensorops: unknown setup")
+	case Box:
+		ClipBox(d, d, vec(s.Lo), vec(s.Hi))
+	case Ball:
+		ProjectBall(d, d, vec(s.Center), s.Radius)
 	}
 }
 
@@ -256,10 +273,11 @@ func proxStats(b *ProxBlock, w float64) BlockStats {
 		len(ax) != n || len(ag) != n || len(nax) != n || len(nag) != n {
 		panic("tensorops: ProxStats length mismatch")
 	}
-	st := BlockStats{GapStats: GapStats{MinG: math.Inf(1), MinAvgG: math.Inf(1)}}
+	checkSet(&b.Set, n, "ProxStats")
+	checkLin(b.Lin, n, "ProxStats")
+	var st BlockStats
 	var divXY, divYX, distXY, distXYNew, dual, inner float64
-	switch b.Setup {
-	case Entropic:
+	if b.Set.Setup == Entropic {
 		yl, xl, nl := vec(b.Y.State), vec(b.X.State), vec(b.YNew.State)
 		if len(yl) != n || len(xl) != n || len(nl) != n {
 			panic("tensorops: ProxStats length mismatch")
@@ -274,7 +292,7 @@ func proxStats(b *ProxBlock, w float64) BlockStats {
 			dual = math.Max(dual, math.Abs(d))
 			inner += d * (px - pn)
 		}
-	case Euclidean:
+	} else {
 		for i, x := range xv {
 			dy, dn := x-yv[i], x-nv[i]
 			distXY += dy * dy
@@ -285,16 +303,17 @@ func proxStats(b *ProxBlock, w float64) BlockStats {
 		}
 		divXY, divYX = distXY/2, distXYNew/2
 		distXY, distXYNew, dual = math.Sqrt(distXY), math.Sqrt(distXYNew), math.Sqrt(dual)
-	default:
-		panic("tensorops: unknown setup")
 	}
+	lin := vec(b.Lin)
 	for i, gi := range g {
-		st.MinG = math.Min(st.MinG, gi)
 		nax[i] = ax[i] + w*(xv[i]-ax[i])
-		a := ag[i] + w*(gi-ag[i])
-		nag[i] = a
-		st.MinAvgG = math.Min(st.MinAvgG, a)
+		nag[i] = ag[i] + w*(gi-ag[i])
+		if lin != nil {
+			st.LinX += lin[i] * xv[i]
+			st.LinAvgX += lin[i] * nax[i]
+		}
 	}
+	st.MinG, st.MinAvgG = minInner(&b.Set, g), minInner(&b.Set, nag)
 	// A divergence is ≥ 0; Σ p (l_x − l_y) of two nearly equal points can
 	// round to a tiny negative number, which the step rules must not see.
 	st.DivXY, st.DivYX = math.Max(divXY, 0), math.Max(divYX, 0)
@@ -302,38 +321,43 @@ func proxStats(b *ProxBlock, w float64) BlockStats {
 	return st
 }
 
-// Average updates the running averages and returns the gap extremes.
+// Average updates the running averages and returns the gap quantities.
 func (c *CPU) Average(dst []GapStats, w float64, blocks []AvgBlock) error {
 	if len(dst) != len(blocks) {
 		panic("tensorops: Average length mismatch")
 	}
 	for k := range blocks {
 		b := &blocks[k]
-		g := vec(b.G)
-		st := GapStats{MinG: math.Inf(1), MinAvgG: math.NaN()}
-		for _, v := range g {
-			st.MinG = math.Min(st.MinG, v)
+		g, x := vec(b.G), vec(b.X)
+		n := len(g)
+		checkSet(&b.Set, n, "Average")
+		checkLin(b.Lin, n, "Average")
+		if (b.AvgX != nil || b.Lin != nil) && len(x) != n {
+			panic("tensorops: Average length mismatch")
 		}
-		if b.AvgX != nil {
-			x, ax := vec(b.X), vec(b.AvgX)
-			if len(x) != len(ax) {
-				panic("tensorops: Average length mismatch")
-			}
-			for i := range ax {
-				ax[i] += w * (x[i] - ax[i])
+		st := GapStats{MinG: minInner(&b.Set, g), MinAvgG: math.NaN()}
+		lin, ax := vec(b.Lin), vec(b.AvgX)
+		if b.AvgX != nil && len(ax) != n {
+			panic("tensorops: Average length mismatch")
+		}
+		for i := range ax {
+			ax[i] += w * (x[i] - ax[i])
+		}
+		for i, l := range lin {
+			st.LinX += l * x[i]
+			if ax != nil {
+				st.LinAvgX += l * ax[i]
 			}
 		}
 		if b.AvgG != nil {
 			ag := vec(b.AvgG)
-			if len(ag) != len(g) {
+			if len(ag) != n {
 				panic("tensorops: Average length mismatch")
 			}
-			st.MinAvgG = math.Inf(1)
 			for i := range ag {
-				a := ag[i] + w*(g[i]-ag[i])
-				ag[i] = a
-				st.MinAvgG = math.Min(st.MinAvgG, a)
+				ag[i] += w * (g[i] - ag[i])
 			}
+			st.MinAvgG = minInner(&b.Set, ag)
 		}
 		dst[k] = st
 	}

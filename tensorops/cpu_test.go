@@ -211,6 +211,81 @@ func TestProjectSimplex(t *testing.T) {
 	}
 }
 
+func TestClipBox(t *testing.T) {
+	v := []float64{-3, 0.5, 2, math.NaN(), 1}
+	lo := []float64{-1, 0, 0, 0, 1}
+	hi := []float64{1, 1, 1, 1, 1}
+	ClipBox(v, v, lo, hi) // in place
+	if want := []float64{-1, 0.5, 1, math.NaN(), 1}; !slices.EqualFunc(v, want, func(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) }) {
+		t.Errorf("ClipBox = %v, want %v", v, want)
+	}
+	mustPanic(t, "ClipBox length mismatch", func() { ClipBox(make([]float64, 2), v, lo, hi) })
+}
+
+func TestProjectBall(t *testing.T) {
+	o := []float64{1, -1, 2}
+	for _, c := range []struct {
+		v      []float64
+		radius float64
+		want   []float64
+	}{
+		{[]float64{1, -1, 2}, 1, []float64{1, -1, 2}},     // the centre
+		{[]float64{1.5, -1, 2}, 1, []float64{1.5, -1, 2}}, // inside
+		{[]float64{4, 3, 2}, 1, []float64{1.6, -0.2, 2}},  // outside: 3-4-5 triangle
+		{[]float64{4, 3, 2}, 0, []float64{1, -1, 2}},      // radius 0: the centre
+	} {
+		got := make([]float64, 3)
+		ProjectBall(got, c.v, o, c.radius)
+		for i := range got {
+			if math.Abs(got[i]-c.want[i]) > 1e-15 {
+				t.Errorf("ProjectBall(%v, radius %g) = %v, want %v", c.v, c.radius, got, c.want)
+				break
+			}
+		}
+		// In place, over v and over the centre.
+		v, oc := slices.Clone(c.v), slices.Clone(o)
+		ProjectBall(v, v, o, c.radius)
+		ProjectBall(oc, c.v, oc, c.radius)
+		if !slices.Equal(v, got) || !slices.Equal(oc, got) {
+			t.Errorf("ProjectBall(%v, radius %g) aliased: %v and %v, want %v", c.v, c.radius, v, oc, got)
+		}
+	}
+	mustPanic(t, "ProjectBall length mismatch", func() { ProjectBall(make([]float64, 2), o, o, 1) })
+}
+
+// A set that does not fit its block is a programmer error.
+func TestSetPanics(t *testing.T) {
+	cpu := NewCPU(1)
+	v := make(CPUVector, 3)
+	p := Point{State: v, Value: v}
+	for name, s := range map[string]Set{
+		"unknown setup":   {Setup: Setup(9)},
+		"box without Hi":  {Setup: Box, Lo: make(CPUVector, 3)},
+		"short box":       {Setup: Box, Lo: make(CPUVector, 3), Hi: make(CPUVector, 2)},
+		"ball, no centre": {Setup: Ball, Radius: 1},
+		"negative radius": {Setup: Ball, Center: make(CPUVector, 3), Radius: -1},
+		"NaN radius":      {Setup: Ball, Center: make(CPUVector, 3), Radius: math.NaN()},
+		"infinite radius": {Setup: Ball, Center: make(CPUVector, 3), Radius: math.Inf(1)},
+	} {
+		mustPanic(t, "Start with "+name, func() { cpu.Start(p, s) })
+		mustPanic(t, "Prox with "+name, func() { cpu.Prox(p, p, v, 1, s) })
+	}
+	blk := AvgBlock{G: v, Lin: make(CPUVector, 2)}
+	mustPanic(t, "Average with a short Lin", func() { cpu.Average(make([]GapStats, 1), 0, []AvgBlock{blk}) })
+	blk = AvgBlock{G: v, Lin: v}
+	mustPanic(t, "Average with Lin and no X", func() { cpu.Average(make([]GapStats, 1), 0, []AvgBlock{blk}) })
+}
+
+func mustPanic(t *testing.T, what string, f func()) {
+	t.Helper()
+	defer func() {
+		if recover() == nil {
+			t.Errorf("%s did not panic", what)
+		}
+	}()
+	f()
+}
+
 // TestLogProx compares the log-space prox with the textbook formula and
 // checks it never produces NaN, denormals or a wrong sum on extreme inputs.
 func TestLogProx(t *testing.T) {
@@ -265,14 +340,14 @@ func TestProxStats(t *testing.T) {
 			return Point{State: make(CPUVector, n), Value: v}
 		}
 		y, x, yn := newPoint(), newPoint(), newPoint()
-		cpu.Start(y, setup)
+		cpu.Start(y, Set{Setup: setup})
 		m, g := randCPUVec(rng, n), randCPUVec(rng, n)
-		cpu.Prox(x, y, m, 0.9, setup)
-		cpu.Prox(yn, y, g, 0.9, setup)
+		cpu.Prox(x, y, m, 0.9, Set{Setup: setup})
+		cpu.Prox(yn, y, g, 0.9, Set{Setup: setup})
 		ax, ag := randCPUVec(rng, n), randCPUVec(rng, n)
 		nax, nag := make(CPUVector, n), make(CPUVector, n)
 		var st [1]BlockStats
-		blk := []ProxBlock{{Setup: setup, Y: y, X: x, YNew: yn, M: m, G: g, AvgX: ax, AvgG: ag, NewAvgX: nax, NewAvgG: nag}}
+		blk := []ProxBlock{{Set: Set{Setup: setup}, Y: y, X: x, YNew: yn, M: m, G: g, AvgX: ax, AvgG: ag, NewAvgX: nax, NewAvgG: nag}}
 		if err := cpu.ProxStats(st[:], 0.25, blk); err != nil {
 			t.Fatal(err)
 		}

@@ -30,7 +30,7 @@ import (
 //
 // The payoff matrix and every vector live in device memory. Load and Store
 // are the only host↔device copies of vectors; ProxStats and Average bring
-// their scalars back in one device-to-host copy of a small struct (8
+// their scalars back in one device-to-host copy of a small struct (10
 // float64 per strategy block), which is the only synchronization of a
 // mirror-prox iteration.
 //
@@ -331,6 +331,9 @@ type cudaKernel struct {
 	op    string // "cuLaunchKernel " + name, for errors
 	block int
 	args  []kernels.Arg
+	// launches counts the launches (worker side), for the test that every
+	// kernel is used.
+	launches int64
 }
 
 // cudaKernels are the functions of the module, looked up at start-up.
@@ -338,25 +341,26 @@ type cudaKernels struct {
 	op                                     [3][2]*cudaKernel // [kernels.OpKind][kernels.Dtype]
 	opFinish, fill, axpby                  *cudaKernel
 	logProxPartial, logProxFinish          *cudaKernel
+	box, ballPartial, ballFinish           *cudaKernel
 	proxStatsEnt, proxStatsEuc, avgPartial *cudaKernel
 	statsFinish, simplex                   *cudaKernel
 	rmDot, rmUpdate, rmNormalize           *cudaKernel
-	// byName holds every kernel of the module, the ones the contract does
-	// not use (the box and ball proxes) included: all are looked up and
-	// checked at start-up.
+	// byName holds every kernel of the module: all are looked up and
+	// checked at start-up, and every one is launched by some operation
+	// (TestCUDAConformance checks it).
 	byName map[string]*cudaKernel
 }
 
 // Workspace sizes: each reduction workspace holds the largest partial
-// buffer of a chunked kernel (kernels.VectorShape.WorkspaceLen: 8 words per
+// buffer of a chunked kernel (kernels.VectorShape.WorkspaceLen: 12 words per
 // chunk, at most kernels.MaxChunks chunks). Two serve the two strategy
 // blocks of ProxStats and Average, the two buffers of regret matching, and
 // the entropic prox.
-const cudaWorkspaceLen = kernels.StatsWords * kernels.MaxChunks
+const cudaWorkspaceLen = kernels.StatsRecordWords * kernels.MaxChunks
 
 // maxKernelArgs is the longest argument list of a kernel
-// (gpump_proxstats_entropic).
-const maxKernelArgs = 16
+// (gpump_proxstats_entropic and gpump_proxstats_euclidean).
+const maxKernelArgs = 17
 
 type cmdKind uint8
 
@@ -412,7 +416,7 @@ type cudaWorker struct {
 	mod     cu.Module
 	k       cudaKernels
 	ws      [2]cu.DevicePtr // reduction workspaces, cudaWorkspaceLen float64 each
-	out     cu.DevicePtr    // results of gpump_stats_finish, outCap·8 float64
+	out     cu.DevicePtr    // results of gpump_stats_finish, outCap·kernels.StatsWords float64
 	outCap  int             // strategy blocks out holds
 	host    []float64       // host copy of out, in page-locked memory
 	hostMem unsafe.Pointer  // host's memory (cuMemAllocHost)
@@ -624,6 +628,9 @@ func (k *cudaKernels) load(mod cu.Module, kdev kernels.Device) error {
 	k.axpby = get(kernels.Axpby)
 	k.logProxPartial = get(kernels.LogProxPartial)
 	k.logProxFinish = get(kernels.LogProxFinish)
+	k.box = get(kernels.BoxProx)
+	k.ballPartial = get(kernels.BallPartial)
+	k.ballFinish = get(kernels.BallFinish)
 	k.proxStatsEnt = get(kernels.ProxStatsEnt)
 	k.proxStatsEuc = get(kernels.ProxStatsEuc)
 	k.avgPartial = get(kernels.AveragePartial)
@@ -643,6 +650,7 @@ func (w *cudaWorker) exec(q *cudaCmd) {
 			return
 		}
 		w.counts.launches++
+		q.k.launches++
 		err := q.k.fn.Launch(q.grid, 1, 1, q.block, 1, 1, 0, cu.NoStream, w.params[:q.nargs])
 		if err != nil {
 			w.pending = cuErr(q.k.op, err)

@@ -25,12 +25,13 @@ import (
 //	Prox ×2 (x = P_y(ηm))        4 launches
 //	Operator (g = F(x))          2 launches
 //	Prox ×2 (y' = P_y(ηg))       4 launches
-//	ProxStats (both blocks)      3 launches, 1 device-to-host copy of 128 bytes
+//	ProxStats (both blocks)      3 launches, 1 device-to-host copy of 160 bytes
 //	Operator (m = F(y'), advance) 2 launches
 //	total                        15 launches, 1 synchronization, no other copy
 //
-// with both blocks Euclidean: 11 launches (the simplex prox is one launch),
-// 1 synchronization. An iteration of RM+ / PRM+ (solver/baselines.go): 2 ×
+// with both blocks on the Euclidean simplex or on boxes: 11 launches (the
+// prox is one launch); on balls: 15 (two per prox, as entropic); 1
+// synchronization in every setup. An iteration of RM+ / PRM+ (solver/baselines.go): 2 ×
 // RegretMatch (3 launches each), MulTVec and MulVec (2 each), Axpby (1),
 // Average (3 launches, 1 copy): 14 launches, 1 synchronization. The Copy of
 // an improved certified point (solver: keep) adds a device-to-device copy on
@@ -388,14 +389,19 @@ func (c *CUDA) pass(kind kernels.OpKind, a *cudaMatrix, fp, fq, p, q cu.DevicePt
 	c.submit(&f)
 }
 
-// Start sets dst to the uniform distribution. Async: gpump_fill of 1/n into
-// Value, and for the entropic setup gpump_fill of −log n into State,
-// Elementwise(n) each (1 or 2 launches). The constants are computed on the
-// host, so they are the CPU backend's bits.
-func (c *CUDA) Start(dst Point, s Setup) {
+// Start sets dst to argmin R over the set. Async.
+//   - Entropic: gpump_fill of 1/n into Value and of −log n into State,
+//     Elementwise(n) each (2 launches). The constants are computed on the
+//     host, so they are the CPU backend's bits.
+//   - Euclidean: gpump_fill of 1/n (1 launch).
+//   - Box: gpump_box_prox with c = 0, Elementwise(n): clip(0, Lo, Hi) (1
+//     launch).
+//   - Ball: a cuMemcpyDtoDAsync of Center (no kernel).
+func (c *CUDA) Start(dst Point, s Set) {
 	v := c.vec(dst.Value)
 	n := v.n
-	switch s {
+	checkSet(&s, n, "Start")
+	switch s.Setup {
 	case Entropic:
 		l := c.vecN(dst.State, n, "Start")
 		if n == 0 {
@@ -408,8 +414,17 @@ func (c *CUDA) Start(dst Point, s Setup) {
 			return
 		}
 		c.fill(v, 1/float64(n))
-	default:
-		panic("tensorops: unknown setup")
+	case Box:
+		lo, hi := c.vecN(s.Lo, n, "Start"), c.vecN(s.Hi, n, "Start")
+		if n == 0 {
+			return
+		}
+		distinct("Start", []cu.DevicePtr{v.ptr}, lo.ptr, hi.ptr)
+		l := c.newLaunch(c.w.k.box, v.el)
+		l.ptr(v.ptr).ptr(0).ptr(0).f64(0).ptr(lo.ptr).ptr(hi.ptr).i64(int64(n))
+		c.submit(&l)
+	case Ball:
+		c.Copy(v, c.vecN(s.Center, n, "Start"))
 	}
 }
 
@@ -427,9 +442,12 @@ func (c *CUDA) fill(v *cudaVector, value float64) {
 //     (block 256, grid min(chunks, 32·SMs), chunks ≤ 1024). 2 launches.
 //   - Euclidean: gpump_simplex_prox (projection of center − eta g onto the
 //     simplex), one block of 1024 threads. 1 launch.
-func (c *CUDA) Prox(dst, center Point, g Vector, eta float64, s Setup) {
-	switch s {
-	case Entropic:
+//   - Box: gpump_box_prox, Elementwise(n). 1 launch.
+//   - Ball: gpump_ball_partial (d = center − eta g − Center into dst, per
+//     chunk Σ d² into workspace 0), then gpump_ball_finish (dst = Center +
+//     min(1, Radius/‖d‖) d); both with VectorShape(n). 2 launches.
+func (c *CUDA) Prox(dst, center Point, g Vector, eta float64, s Set) {
+	if s.Setup == Entropic {
 		dl := c.vec(dst.State)
 		n := dl.n
 		dp := c.vecN(dst.Value, n, "Prox")
@@ -448,20 +466,49 @@ func (c *CUDA) Prox(dst, center Point, g Vector, eta float64, s Setup) {
 		f := c.newLaunch(c.w.k.logProxFinish, dl.vs.Launch)
 		f.ptr(dl.ptr).ptr(dp.ptr).ptr(ws).i64(int64(n)).i64(dl.vs.ChunkLen)
 		c.submit(&f)
+		return
+	}
+	d := c.vec(dst.Value)
+	n := d.n
+	cv := c.vecN(center.Value, n, "Prox")
+	gv := c.vecN(g, n, "Prox")
+	checkSet(&s, n, "Prox")
+	lo, hi, o, _ := c.setPtrs(&s, n, "Prox")
+	if n == 0 {
+		return
+	}
+	distinct("Prox", []cu.DevicePtr{d.ptr}, lo, hi, o)
+	switch s.Setup {
 	case Euclidean:
-		d := c.vec(dst.Value)
-		n := d.n
-		cv := c.vecN(center.Value, n, "Prox")
-		gv := c.vecN(g, n, "Prox")
-		if n == 0 {
-			return
-		}
 		l := c.newLaunch(c.w.k.simplex, d.sx)
 		l.ptr(d.ptr).ptr(cv.ptr).ptr(gv.ptr).f64(eta).i64(int64(n))
 		c.submit(&l)
-	default:
-		panic("tensorops: unknown setup")
+	case Box:
+		l := c.newLaunch(c.w.k.box, d.el)
+		l.ptr(d.ptr).ptr(cv.ptr).ptr(gv.ptr).f64(eta).ptr(lo).ptr(hi).i64(int64(n))
+		c.submit(&l)
+	case Ball:
+		ws := c.w.ws[0]
+		l := c.newLaunch(c.w.k.ballPartial, d.vs.Launch)
+		l.ptr(ws).ptr(d.ptr).ptr(cv.ptr).ptr(gv.ptr).ptr(o).f64(eta).i64(int64(n)).i64(d.vs.ChunkLen)
+		c.submit(&l)
+		f := c.newLaunch(c.w.k.ballFinish, d.vs.Launch)
+		f.ptr(d.ptr).ptr(o).ptr(ws).f64(s.Radius).i64(int64(n)).i64(d.vs.ChunkLen)
+		c.submit(&f)
 	}
+}
+
+// setPtrs returns the device pointers of a set's vectors (0 where the set
+// has none, as the stats kernels take them) and its gpump_stats_finish mode
+// bits. The set must have passed checkSet.
+func (c *CUDA) setPtrs(s *Set, n int, op string) (lo, hi, o cu.DevicePtr, bits int64) {
+	switch s.Setup {
+	case Box:
+		return c.vecN(s.Lo, n, op).ptr, c.vecN(s.Hi, n, op).ptr, 0, kernels.StatsSetBox
+	case Ball:
+		return 0, 0, c.vecN(s.Center, n, op).ptr, kernels.StatsSetBall
+	}
+	return 0, 0, 0, kernels.StatsSetSimplex
 }
 
 // statsBlocks prepares the device results for k strategy blocks: it grows
@@ -477,10 +524,10 @@ func (c *CUDA) statsBlocks(k int) ([]float64, error) {
 }
 
 // statsFinish launches gpump_stats_finish for blocks j and j+1 (or j alone,
-// when chunks[1] is 0) into the result words of block j.
-func (c *CUDA) statsFinish(j int, chunks, modes [2]int64) {
+// when part[1].chunks is 0) into the result words of block j.
+func (c *CUDA) statsFinish(j int, part [2]statsPart) {
 	nb := 1
-	if chunks[1] > 0 {
+	if part[1].chunks > 0 {
 		nb = 2
 	}
 	sl, _, err := kernels.Stats(nb)
@@ -493,28 +540,36 @@ func (c *CUDA) statsFinish(j int, chunks, modes [2]int64) {
 	}
 	out := c.w.out + cu.DevicePtr(j*kernels.StatsWords*8)
 	l := c.newLaunch(c.w.k.statsFinish, sl)
-	l.ptr(out).ptr(c.w.ws[0]).i64(chunks[0]).i64(modes[0]).ptr(ws1).i64(chunks[1]).i64(modes[1])
+	l.ptr(out).ptr(c.w.ws[0]).i64(part[0].chunks).i64(part[0].mode).f64(part[0].radius).
+		ptr(ws1).i64(part[1].chunks).i64(part[1].mode).f64(part[1].radius)
 	c.submit(&l)
+}
+
+// statsPart is what gpump_stats_finish needs of one block's first stage:
+// its chunk count, its mode (record kind and set) and a ball's radius.
+type statsPart struct {
+	chunks, mode int64
+	radius       float64
 }
 
 // runStats runs the launches and the synchronization point shared by
 // ProxStats and Average on nb blocks, taken in pairs: partial(k, ws)
-// launches the first stage of block k into workspace ws and returns its
-// chunk count and finish mode, then gpump_stats_finish reduces the pair.
-// It returns the host copy of the results, kernels.StatsWords per block.
-// It does not keep partial, so the callers' closures stay on their stacks
-// and the per-iteration path does not allocate.
-func (c *CUDA) runStats(nb int, partial func(k int, ws cu.DevicePtr) (chunks, mode int64)) ([]float64, error) {
+// launches the first stage of block k into workspace ws and returns what
+// the finish needs of it, then gpump_stats_finish reduces the pair. It
+// returns the host copy of the results, kernels.StatsWords per block. It
+// does not keep partial, so the callers' closures stay on their stacks and
+// the per-iteration path does not allocate.
+func (c *CUDA) runStats(nb int, partial func(k int, ws cu.DevicePtr) statsPart) ([]float64, error) {
 	h, err := c.statsBlocks(nb)
 	if err != nil {
 		return nil, err
 	}
 	for j := 0; j < nb; j += 2 {
-		var chunks, modes [2]int64
+		var part [2]statsPart
 		for i := 0; i < 2 && j+i < nb; i++ {
-			chunks[i], modes[i] = partial(j+i, c.w.ws[i])
+			part[i] = partial(j+i, c.w.ws[i])
 		}
-		c.statsFinish(j, chunks, modes)
+		c.statsFinish(j, part)
 	}
 	if len(h) == 0 {
 		return h, c.sync(nil, 0, 0)
@@ -525,14 +580,21 @@ func (c *CUDA) runStats(nb int, partial func(k int, ws cu.DevicePtr) (chunks, mo
 	return h, nil
 }
 
+// gapStats reads the GapStats words of one block's result.
+func gapStats(r []float64) GapStats {
+	return GapStats{MinG: r[kernels.StatMinG], MinAvgG: r[kernels.StatMinAvgG],
+		LinX: r[kernels.StatLinX], LinAvgX: r[kernels.StatLinAvgX]}
+}
+
 // ProxStats computes the trial scalars and the candidate averages. Per
 // pair of blocks (the solver has one pair): for each block,
-// gpump_proxstats_entropic or gpump_proxstats_euclidean with
-// VectorShape(n) (block 256, grid min(chunks, 32·SMs)), writing one record
-// of 8 float64 per chunk into workspace 0 or 1 and the new averages; then
-// gpump_stats_finish (grid = blocks of the pair, block 256) reducing the
-// records into 8 float64 per block. Then the synchronization point: one
-// cuMemcpyDtoH of 64 bytes per block. Two blocks: 3 launches, 1 copy.
+// gpump_proxstats_entropic (Entropic) or gpump_proxstats_euclidean (the
+// other setups, with the set's vectors) with VectorShape(n) (block 256,
+// grid min(chunks, 32·SMs)), writing one record of 12 float64 per chunk
+// into workspace 0 or 1 and the new averages; then gpump_stats_finish (grid
+// = blocks of the pair, block 256) reducing the records into 10 float64 per
+// block. Then the synchronization point: one cuMemcpyDtoH of 80 bytes per
+// block. Two blocks: 3 launches, 1 copy.
 func (c *CUDA) ProxStats(dst []BlockStats, w float64, blocks []ProxBlock) error {
 	if len(dst) != len(blocks) {
 		panic("tensorops: ProxStats length mismatch")
@@ -541,7 +603,7 @@ func (c *CUDA) ProxStats(dst []BlockStats, w float64, blocks []ProxBlock) error 
 	for k := range blocks {
 		c.checkProxBlock(&blocks[k])
 	}
-	h, err := c.runStats(len(blocks), func(k int, ws cu.DevicePtr) (chunks, mode int64) {
+	h, err := c.runStats(len(blocks), func(k int, ws cu.DevicePtr) statsPart {
 		return c.proxStatsPartial(&blocks[k], w, ws)
 	})
 	if err != nil {
@@ -550,7 +612,7 @@ func (c *CUDA) ProxStats(dst []BlockStats, w float64, blocks []ProxBlock) error 
 	for k := range dst {
 		r := h[k*kernels.StatsWords : (k+1)*kernels.StatsWords]
 		dst[k] = BlockStats{
-			GapStats: GapStats{MinG: r[kernels.StatMinG], MinAvgG: r[kernels.StatMinAvgG]},
+			GapStats: gapStats(r),
 			DivXY:    r[kernels.StatDivXY], DivYX: r[kernels.StatDivYX],
 			DistXY: r[kernels.StatDistXY], DistXYNew: r[kernels.StatDistXYNew],
 			DualGM: r[kernels.StatDualGM], InnerGM: r[kernels.StatInnerGM],
@@ -560,65 +622,68 @@ func (c *CUDA) ProxStats(dst []BlockStats, w float64, blocks []ProxBlock) error 
 }
 
 // checkProxBlock panics on a block the kernels cannot take: vectors of
-// another backend, lengths that differ, an empty block, new averages
-// aliasing an input.
+// another backend, lengths that differ, an empty block, an invalid set,
+// new averages aliasing an input.
 func (c *CUDA) checkProxBlock(b *ProxBlock) {
 	x := c.vec(b.X.Value)
 	n := x.n
 	if n == 0 {
 		panic("tensorops: ProxStats on an empty block")
 	}
+	checkSet(&b.Set, n, "ProxStats")
+	lo, hi, o, _ := c.setPtrs(&b.Set, n, "ProxStats")
 	// Fixed arrays: the per-iteration path does not allocate.
-	in := [10]cu.DevicePtr{
+	in := [14]cu.DevicePtr{
 		c.vecN(b.Y.Value, n, "ProxStats").ptr, x.ptr, c.vecN(b.YNew.Value, n, "ProxStats").ptr,
 		c.vecN(b.M, n, "ProxStats").ptr, c.vecN(b.G, n, "ProxStats").ptr,
 		c.vecN(b.AvgX, n, "ProxStats").ptr, c.vecN(b.AvgG, n, "ProxStats").ptr,
+		c.optVecN(b.Lin, n, "ProxStats"), lo, hi, o,
 	}
-	nin := 7
-	switch b.Setup {
-	case Entropic:
-		in[7] = c.vecN(b.Y.State, n, "ProxStats").ptr
-		in[8] = c.vecN(b.X.State, n, "ProxStats").ptr
-		in[9] = c.vecN(b.YNew.State, n, "ProxStats").ptr
-		nin = 10
-	case Euclidean:
-	default:
-		panic("tensorops: unknown setup")
+	nin := 11
+	if b.Set.Setup == Entropic {
+		in[11] = c.vecN(b.Y.State, n, "ProxStats").ptr
+		in[12] = c.vecN(b.X.State, n, "ProxStats").ptr
+		in[13] = c.vecN(b.YNew.State, n, "ProxStats").ptr
+		nin = 14
 	}
 	out := [2]cu.DevicePtr{c.vecN(b.NewAvgX, n, "ProxStats").ptr, c.vecN(b.NewAvgG, n, "ProxStats").ptr}
 	distinct("ProxStats", out[:], in[:nin]...)
 }
 
 // proxStatsPartial launches the first stage of ProxStats for one block
-// into workspace ws and returns its chunk count and finish mode.
-func (c *CUDA) proxStatsPartial(b *ProxBlock, w float64, ws cu.DevicePtr) (chunks, mode int64) {
+// into workspace ws.
+func (c *CUDA) proxStatsPartial(b *ProxBlock, w float64, ws cu.DevicePtr) statsPart {
 	x := c.vec(b.X.Value)
 	vs := &x.vs
+	lo, hi, o, set := c.setPtrs(&b.Set, x.n, "ProxStats")
+	p := statsPart{chunks: vs.Chunks, mode: kernels.StatsModeEuclidean | set, radius: b.Set.Radius}
 	var l launch
-	switch b.Setup {
-	case Entropic:
+	if b.Set.Setup == Entropic {
 		l = c.newLaunch(c.w.k.proxStatsEnt, vs.Launch)
 		l.ptr(ws).ptr(c.vec(b.Y.Value).ptr).ptr(x.ptr).ptr(c.vec(b.YNew.Value).ptr).
 			ptr(c.vec(b.Y.State).ptr).ptr(c.vec(b.X.State).ptr).ptr(c.vec(b.YNew.State).ptr)
-		mode = kernels.StatsModeEntropic
-	default:
+		p.mode = kernels.StatsModeEntropic | set
+	} else {
 		l = c.newLaunch(c.w.k.proxStatsEuc, vs.Launch)
 		l.ptr(ws).ptr(c.vec(b.Y.Value).ptr).ptr(x.ptr).ptr(c.vec(b.YNew.Value).ptr)
-		mode = kernels.StatsModeEuclidean
 	}
 	l.ptr(c.vec(b.M).ptr).ptr(c.vec(b.G).ptr).ptr(c.vec(b.AvgX).ptr).ptr(c.vec(b.AvgG).ptr).
-		ptr(c.vec(b.NewAvgX).ptr).ptr(c.vec(b.NewAvgG).ptr).f64(w).i64(int64(x.n)).i64(vs.ChunkLen)
+		ptr(c.vec(b.NewAvgX).ptr).ptr(c.vec(b.NewAvgG).ptr)
+	if b.Set.Setup != Entropic {
+		l.ptr(lo).ptr(hi).ptr(o)
+	}
+	l.ptr(c.optVecN(b.Lin, x.n, "ProxStats")).f64(w).i64(int64(x.n)).i64(vs.ChunkLen)
 	c.submit(&l)
-	return vs.Chunks, mode
+	return p
 }
 
 // Average updates the running averages in place and returns the gap
-// extremes. Per pair of blocks: gpump_average_partial per block with
-// VectorShape(n) (block 256, grid min(chunks, 32·SMs); averages skipped
-// where nil), then gpump_stats_finish (grid = blocks of the pair, block
-// 256; MinAvgG NaN for a block without AvgG, as on the CPU). Then the
-// synchronization point: one cuMemcpyDtoH of 64 bytes per block. Two
-// blocks: 3 launches, 1 copy.
+// quantities. Per pair of blocks: gpump_average_partial per block with
+// VectorShape(n) (block 256, grid min(chunks, 32·SMs); averages and the
+// linear term skipped where nil), then gpump_stats_finish (grid = blocks of
+// the pair, block 256; MinAvgG NaN for a block without AvgG, as on the CPU).
+// Then the synchronization point: one cuMemcpyDtoH of 80 bytes per block.
+// Two blocks: 3 launches, 1 copy.
 func (c *CUDA) Average(dst []GapStats, w float64, blocks []AvgBlock) error {
 	if len(dst) != len(blocks) {
 		panic("tensorops: Average length mismatch")
@@ -626,40 +691,35 @@ func (c *CUDA) Average(dst []GapStats, w float64, blocks []AvgBlock) error {
 	for k := range blocks {
 		c.checkAvgBlock(&blocks[k])
 	}
-	h, err := c.runStats(len(blocks), func(k int, ws cu.DevicePtr) (chunks, mode int64) {
+	h, err := c.runStats(len(blocks), func(k int, ws cu.DevicePtr) statsPart {
 		return c.averagePartial(&blocks[k], w, ws)
 	})
 	if err != nil {
 		return err
 	}
 	for k := range dst {
-		r := h[k*kernels.StatsWords:]
-		dst[k] = GapStats{MinG: r[kernels.StatMinG], MinAvgG: r[kernels.StatMinAvgG]}
+		dst[k] = gapStats(h[k*kernels.StatsWords:])
 	}
 	return nil
 }
 
 // averagePartial launches the first stage of Average for one block into
-// workspace ws and returns its chunk count and finish mode.
-func (c *CUDA) averagePartial(b *AvgBlock, w float64, ws cu.DevicePtr) (chunks, mode int64) {
+// workspace ws.
+func (c *CUDA) averagePartial(b *AvgBlock, w float64, ws cu.DevicePtr) statsPart {
 	g := c.vec(b.G)
-	x := g.ptr // not read when there is no AvgX
-	if b.X != nil {
-		x = c.vec(b.X).ptr
-	}
-	var ax, ag cu.DevicePtr
-	if b.AvgX != nil {
-		ax = c.vec(b.AvgX).ptr
-	}
-	mode = kernels.StatsModeCurrent
-	if b.AvgG != nil {
-		ag = c.vec(b.AvgG).ptr
-		mode = kernels.StatsModeAverage
+	n := g.n
+	x := c.optVecN(b.X, n, "Average")
+	ax, ag := c.optVecN(b.AvgX, n, "Average"), c.optVecN(b.AvgG, n, "Average")
+	lo, hi, o, set := c.setPtrs(&b.Set, n, "Average")
+	p := statsPart{chunks: g.vs.Chunks, mode: kernels.StatsModeCurrent | set, radius: b.Set.Radius}
+	if ag != 0 {
+		p.mode = kernels.StatsModeAverage | set
 	}
 	l := c.newLaunch(c.w.k.avgPartial, g.vs.Launch)
-	l.ptr(ws).ptr(x).ptr(g.ptr).ptr(ax).ptr(ag).f64(w).i64(int64(g.n)).i64(g.vs.ChunkLen)
+	l.ptr(ws).ptr(x).ptr(g.ptr).ptr(ax).ptr(ag).ptr(lo).ptr(hi).ptr(o).ptr(c.optVecN(b.Lin, n, "Average")).
+		f64(w).i64(int64(n)).i64(g.vs.ChunkLen)
 	c.submit(&l)
-	return g.vs.Chunks, mode
+	return p
 }
 
 // checkAvgBlock panics on a block the kernels cannot take.
@@ -669,13 +729,12 @@ func (c *CUDA) checkAvgBlock(b *AvgBlock) {
 	if n == 0 {
 		panic("tensorops: Average on an empty block")
 	}
-	if b.AvgX != nil && b.X == nil {
-		panic("tensorops: Average with AvgX and no X")
+	if (b.AvgX != nil || b.Lin != nil) && b.X == nil {
+		panic("tensorops: Average with AvgX or Lin and no X")
 	}
-	var x cu.DevicePtr
-	if b.X != nil {
-		x = c.vecN(b.X, n, "Average").ptr
-	}
+	checkSet(&b.Set, n, "Average")
+	lo, hi, o, _ := c.setPtrs(&b.Set, n, "Average")
+	x, lin := c.optVecN(b.X, n, "Average"), c.optVecN(b.Lin, n, "Average")
 	ax, ag := c.optVecN(b.AvgX, n, "Average"), c.optVecN(b.AvgG, n, "Average")
 	var out [2]cu.DevicePtr
 	nout := 0
@@ -685,7 +744,7 @@ func (c *CUDA) checkAvgBlock(b *AvgBlock) {
 			nout++
 		}
 	}
-	distinct("Average", out[:nout], x, g.ptr)
+	distinct("Average", out[:nout], x, g.ptr, lin, lo, hi, o)
 }
 
 // RegretMatch performs one RM+ or PRM+ update. Async, three launches with

@@ -4,7 +4,7 @@
 // machine without one, the preflight (internal/cudainit) ends the test
 // binary before any test, printing "SKIP: no usable CUDA device (...)".
 
-package tensorops
+package tensorops_test
 
 import (
 	"context"
@@ -13,18 +13,20 @@ import (
 	"math"
 	"math/rand/v2"
 	"regexp"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"gorgonia.org/tensor"
+
+	"github.com/gpump/gpump/internal/bench"
+	"github.com/gpump/gpump/tensorops"
+	"github.com/gpump/gpump/tensorops/backendtest"
 )
 
-func newTestCUDA(tb testing.TB) *CUDA {
+func newTestCUDA(tb testing.TB) *tensorops.CUDA {
 	tb.Helper()
-	c, err := NewCUDA(0)
+	c, err := tensorops.NewCUDA(0)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -36,47 +38,34 @@ func newTestCUDA(tb testing.TB) *CUDA {
 	return c
 }
 
-// testCounts returns what the worker has done up to now, every command
-// sent before included (it asks the worker, after them).
-func (c *CUDA) testCounts() cudaCounts {
-	var n cudaCounts
-	if err := c.do(func() error { n = c.w.counts; return nil }); err != nil {
-		panic(err)
-	}
-	return n
-}
-
-// Every operation matches the plain-Go reference within the SelfTest
-// tolerances, on every default shape (odd sizes, 1×n, n×1, grids beyond
-// 65535 blocks) and both storage types.
-func TestCUDASelfTest(t *testing.T) {
+// Every operation matches the plain-Go reference of the shared backend
+// suite, on every default shape (odd sizes, 1×n, n×1, grids beyond 65535
+// blocks) and both storage types.
+func TestCUDAConformance(t *testing.T) {
 	c := newTestCUDA(t)
-	res, err := SelfTest(context.Background(), c, nil)
+	res, err := backendtest.Run(context.Background(), c, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res) == 0 {
-		t.Fatal("no results")
-	}
-	for _, r := range res {
-		if !r.Pass {
-			t.Errorf("%s %s %s: max relative error %.3g > tolerance %.3g", r.Op, r.Shape, r.Dtype, r.MaxRelErr, r.Tol)
+	checkResults(t, res, len(backendtest.DefaultShapes))
+	// The suite exercises every operation in every variant: every kernel
+	// the backend loads must have run.
+	for name, n := range c.TestKernelLaunches() {
+		if n == 0 {
+			t.Errorf("kernel %s was never launched", name)
 		}
-	}
-	for _, r := range SelfTestWorst(res) {
-		t.Logf("%-20s worst %.3g (%s %s, tolerance %.3g)", r.Op, r.MaxRelErr, r.Shape, r.Dtype, r.Tol)
 	}
 }
 
 // The same inputs give bitwise the same results on a second backend (the
 // reductions are deterministic).
 func TestCUDADeterministic(t *testing.T) {
-	opt := &SelfTestOptions{Seed: 3, Shapes: [][2]int{{257, 129}, {1000, 37}}}
-	var runs [2][]SelfTestResult
+	opt := &backendtest.Options{Seed: 3, Shapes: [][2]int{{257, 129}, {1000, 37}}}
+	var runs [2][]backendtest.Result
 	for i := range runs {
 		c := newTestCUDA(t)
 		var err error
-		if runs[i], err = SelfTest(context.Background(), c, opt); err != nil {
+		if runs[i], err = backendtest.Run(context.Background(), c, opt); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -91,59 +80,56 @@ func TestCUDADeterministic(t *testing.T) {
 // iterationCounts runs k iterations after a warm-up one and returns what
 // the worker did per iteration (the warm-up's advance, left in flight,
 // counts before; the last one's after).
-func iterationCounts(t *testing.T, c *CUDA, k int, iterate func() error) (launches, dtoh, htod, dtod float64) {
+func iterationCounts(t *testing.T, c *tensorops.CUDA, k int, iterate func() error) (launches, dtoh, htod, dtod float64) {
 	t.Helper()
 	if err := iterate(); err != nil {
 		t.Fatal(err)
 	}
-	before := c.testCounts()
+	before := c.TestCounts()
 	for range k {
 		if err := iterate(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	after := c.testCounts()
+	after := c.TestCounts()
 	f := float64(k)
-	return float64(after.launches-before.launches) / f, float64(after.dtoh-before.dtoh) / f,
-		float64(after.htod-before.htod) / f, float64(after.dtod-before.dtod) / f
+	return float64(after.Launches-before.Launches) / f, float64(after.DtoH-before.DtoH) / f,
+		float64(after.HtoD-before.HtoD) / f, float64(after.DtoD-before.DtoD) / f
 }
 
 // A mirror-prox iteration (the solver's trial, accept and advance, as
-// Bench runs it) does exactly one device-to-host copy, no other copy, and
-// the documented 15 launches (entropic) or 11 (Euclidean), without
+// bench.Iteration runs it) does exactly one device-to-host copy, no other
+// copy, and the documented launches: 15 (entropic: two per prox), 11
+// (Euclidean simplex, box: one per prox), 15 (ball: two per prox), without
 // allocating.
 func TestCUDAIterationOneCopy(t *testing.T) {
 	c := newTestCUDA(t)
 	for _, f32 := range []bool{false, true} {
-		for _, setup := range []Setup{Entropic, Euclidean} {
-			t.Run(fmt.Sprintf("f32=%v/%v", f32, setup), func(t *testing.T) {
-				s := &benchState{b: c}
-				defer s.free()
-				if err := s.setup(300, 200, f32, 1); err != nil {
+		for _, c2 := range []struct {
+			setup    tensorops.Setup
+			launches float64
+		}{{tensorops.Entropic, 15}, {tensorops.Euclidean, 11}, {tensorops.Box, 11}, {tensorops.Ball, 15}} {
+			t.Run(fmt.Sprintf("f32=%v/%v", f32, c2.setup), func(t *testing.T) {
+				it, err := bench.NewIteration(c, 300, 200, f32, 1, c2.setup)
+				if err != nil {
 					t.Fatal(err)
 				}
-				iterate := s.iterate
-				wantLaunches := 15.0
-				if setup == Euclidean {
-					iterate = euclideanIteration(t, s)
-					wantLaunches = 11
-				}
-				launches, dtoh, htod, dtod := iterationCounts(t, c, 5, iterate)
+				defer it.Free()
+				launches, dtoh, htod, dtod := iterationCounts(t, c, 5, it.Step)
 				if dtoh != 1 || htod != 0 || dtod != 0 {
 					t.Errorf("per iteration: %v device-to-host, %v host-to-device, %v device-to-device copies; want 1, 0, 0", dtoh, htod, dtod)
 				}
-				if launches != wantLaunches {
-					t.Errorf("per iteration: %v launches, want %v", launches, wantLaunches)
+				if launches != c2.launches {
+					t.Errorf("per iteration: %v launches, want %v", launches, c2.launches)
 				}
 				if a := testing.AllocsPerRun(5, func() {
-					if err := iterate(); err != nil {
+					if err := it.Step(); err != nil {
 						t.Fatal(err)
 					}
 				}); a != 0 {
 					t.Errorf("an iteration allocates %v times", a)
 				}
-				for k := range 2 {
-					st := s.stats[k]
+				for k, st := range it.Stats() {
 					if math.IsNaN(st.MinG) || math.IsNaN(st.DivXY) || math.IsNaN(st.MinAvgG) {
 						t.Errorf("block %d: NaN in %+v", k, st)
 					}
@@ -153,54 +139,44 @@ func TestCUDAIterationOneCopy(t *testing.T) {
 	}
 }
 
-// euclideanIteration turns s into the Euclidean setup on both blocks
-// (State and Value one vector, uniform start) and returns its iteration.
-func euclideanIteration(t *testing.T, s *benchState) func() error {
-	for k := range 2 {
-		for _, p := range []*Point{&s.y[k], &s.x[k], &s.yn[k]} {
-			p.State = p.Value
-		}
-		s.b.Start(s.y[k], Euclidean)
-	}
-	s.b.Operator(s.m[0], s.m[1], s.a, s.y[0].Value, s.y[1].Value)
-	if err := s.b.Store(s.host, s.m[1]); err != nil {
-		t.Fatal(err)
-	}
-	return func() error { return s.iterateSetup(Euclidean) }
-}
-
 // An RM+ iteration as solver/baselines.go runs it: 14 launches and one
 // device-to-host copy.
 func TestCUDARegretMatchingIterationOneCopy(t *testing.T) {
 	c := newTestCUDA(t)
-	s := &benchState{b: c}
-	defer s.free()
-	if err := s.setup(300, 200, false, 1); err != nil {
+	m, n := 300, 200
+	d := make([]float64, m*n)
+	for i := range d {
+		d[i] = float64(i%7) - 3
+	}
+	a, err := c.NewMatrix(tensor.New(tensor.WithShape(m, n), tensor.WithBacking(d)))
+	if err != nil {
 		t.Fatal(err)
 	}
-	var r [2]Vector
-	for k, n := range [2]int{300, 200} {
-		v, err := s.vec(n)
-		if err != nil {
-			t.Fatal(err)
+	defer c.Free(a)
+	var x, r, g, avgX, avgG [2]tensorops.Vector
+	for k, l := range [2]int{m, n} {
+		for _, v := range []*tensorops.Vector{&x[k], &r[k], &g[k], &avgX[k], &avgG[k]} {
+			if *v, err = c.NewVector(l); err != nil {
+				t.Fatal(err)
+			}
+			defer c.Free(*v)
 		}
-		r[k] = v
-		s.b.Start(Point{State: s.y[k].Value, Value: s.y[k].Value}, Euclidean)
+		c.Start(tensorops.Point{State: x[k], Value: x[k]}, tensorops.Set{Setup: tensorops.Euclidean})
 	}
-	gs := make([]GapStats, 2)
-	var ab [2]AvgBlock
+	gs := make([]tensorops.GapStats, 2)
+	var ab [2]tensorops.AvgBlock
 	it := 0
 	iterate := func() error {
 		it++
-		s.b.RegretMatch(s.y[0].Value, r[0], s.g[0], -1, 1e-12, false)
-		s.b.MulTVec(s.g[1], s.a, s.y[0].Value)
-		s.b.RegretMatch(s.y[1].Value, r[1], s.g[1], -1, 1e-12, false)
-		s.b.MulVec(s.g[0], s.a, s.y[1].Value)
-		s.b.Axpby(s.g[0], -1, s.g[0], 0, s.g[0])
+		c.RegretMatch(x[0], r[0], g[0], -1, 1e-12, false)
+		c.MulTVec(g[1], a, x[0])
+		c.RegretMatch(x[1], r[1], g[1], -1, 1e-12, false)
+		c.MulVec(g[0], a, x[1])
+		c.Axpby(g[0], -1, g[0], 0, g[0])
 		for k := range 2 {
-			ab[k] = AvgBlock{X: s.y[k].Value, G: s.g[k], AvgX: s.avgX[k], AvgG: s.avgG[k]}
+			ab[k] = tensorops.AvgBlock{X: x[k], G: g[k], AvgX: avgX[k], AvgG: avgG[k]}
 		}
-		return s.b.Average(gs, 2/float64(it+2), ab[:])
+		return c.Average(gs, 2/float64(it+2), ab[:])
 	}
 	launches, dtoh, htod, dtod := iterationCounts(t, c, 5, iterate)
 	if launches != 14 || dtoh != 1 || htod != 0 || dtod != 0 {
@@ -217,7 +193,7 @@ func TestCUDAOutOfMemory(t *testing.T) {
 	if err == nil {
 		t.Fatal("a 128 TiB vector was allocated")
 	}
-	var ce *CUDAError
+	var ce *tensorops.CUDAError
 	if !errors.As(err, &ce) {
 		t.Fatalf("%v: not a *CUDAError", err)
 	}
@@ -249,13 +225,13 @@ func TestCUDAOutOfMemory(t *testing.T) {
 // mixed setups and a block without averages, match the CPU backend.
 func TestCUDAStatsBlockCounts(t *testing.T) {
 	c := newTestCUDA(t)
-	cpu := NewCPU(1)
+	cpu := tensorops.NewCPU(1)
 	defer cpu.Close()
 	rng := rand.New(rand.NewPCG(1, 2))
 	lens := []int{7, 3000, 1}
-	setups := []Setup{Entropic, Euclidean, Entropic}
+	setups := []tensorops.Setup{tensorops.Entropic, tensorops.Euclidean, tensorops.Entropic}
 	// load places the same data on both backends.
-	load := func(h []float64) (Vector, Vector) {
+	load := func(h []float64) (tensorops.Vector, tensorops.Vector) {
 		v, err := c.NewVector(len(h))
 		if err != nil {
 			t.Fatal(err)
@@ -263,7 +239,7 @@ func TestCUDAStatsBlockCounts(t *testing.T) {
 		if err := c.Load(v, h); err != nil {
 			t.Fatal(err)
 		}
-		return v, CPUVector(slices.Clone(h))
+		return v, tensorops.CPUVector(slices.Clone(h))
 	}
 	simplex := func(n int) []float64 {
 		v := make([]float64, n)
@@ -292,17 +268,17 @@ func TestCUDAStatsBlockCounts(t *testing.T) {
 		return v
 	}
 	for _, nb := range []int{1, 3} {
-		var gb, cb []ProxBlock
-		var ga, ca []AvgBlock
+		var gb, cb []tensorops.ProxBlock
+		var ga, ca []tensorops.AvgBlock
 		for k := range nb {
 			n, s := lens[k], setups[k]
-			var g, h ProxBlock
-			g.Setup, h.Setup = s, s
-			for _, pt := range []struct{ g, h *Point }{{&g.Y, &h.Y}, {&g.X, &h.X}, {&g.YNew, &h.YNew}} {
+			var g, h tensorops.ProxBlock
+			g.Set, h.Set = tensorops.Set{Setup: s}, tensorops.Set{Setup: s}
+			for _, pt := range []struct{ g, h *tensorops.Point }{{&g.Y, &h.Y}, {&g.X, &h.X}, {&g.YNew, &h.YNew}} {
 				p := simplex(n)
 				pt.g.Value, pt.h.Value = load(p)
 				pt.g.State, pt.h.State = pt.g.Value, pt.h.Value
-				if s == Entropic {
+				if s == tensorops.Entropic {
 					pt.g.State, pt.h.State = load(logs(p))
 				}
 			}
@@ -313,14 +289,14 @@ func TestCUDAStatsBlockCounts(t *testing.T) {
 			g.NewAvgX, h.NewAvgX = load(make([]float64, n))
 			g.NewAvgG, h.NewAvgG = load(make([]float64, n))
 			gb, cb = append(gb, g), append(cb, h)
-			a, b := AvgBlock{X: g.X.Value, G: g.G}, AvgBlock{X: h.X.Value, G: h.G}
+			a, b := tensorops.AvgBlock{X: g.X.Value, G: g.G}, tensorops.AvgBlock{X: h.X.Value, G: h.G}
 			if k != 1 { // block 1 has no averages: MinAvgG is NaN
 				a.AvgX, b.AvgX = g.NewAvgX, h.NewAvgX
 				a.AvgG, b.AvgG = g.NewAvgG, h.NewAvgG
 			}
 			ga, ca = append(ga, a), append(ca, b)
 		}
-		got, want := make([]BlockStats, nb), make([]BlockStats, nb)
+		got, want := make([]tensorops.BlockStats, nb), make([]tensorops.BlockStats, nb)
 		if err := c.ProxStats(got, 0.3, gb); err != nil {
 			t.Fatal(err)
 		}
@@ -336,7 +312,7 @@ func TestCUDAStatsBlockCounts(t *testing.T) {
 				}
 			}
 		}
-		gs, ws := make([]GapStats, nb), make([]GapStats, nb)
+		gs, ws := make([]tensorops.GapStats, nb), make([]tensorops.GapStats, nb)
 		if err := c.Average(gs, 0.25, ga); err != nil {
 			t.Fatal(err)
 		}
@@ -375,10 +351,10 @@ func TestCUDAMisuse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustPanic(t, "a CPU vector", func() { c.Copy(v, make(CPUVector, 4)) })
+	mustPanic(t, "a CPU vector", func() { c.Copy(v, make(tensorops.CPUVector, 4)) })
 	mustPanic(t, "a length mismatch", func() { c.Copy(v, w) })
 	mustPanic(t, "Load of the wrong length", func() { c.Load(v, make([]float64, 3)) })
-	mustPanic(t, "Free of a CPU vector", func() { c.Free(make(CPUVector, 1)) })
+	mustPanic(t, "Free of a CPU vector", func() { c.Free(make(tensorops.CPUVector, 1)) })
 	other := newTestCUDA(t)
 	o, err := other.NewVector(4)
 	if err != nil {
@@ -387,10 +363,10 @@ func TestCUDAMisuse(t *testing.T) {
 	mustPanic(t, "a vector of another backend", func() { c.Copy(v, o) })
 	c.Free(v, nil, v) // nil and twice are fine
 	mustPanic(t, "a freed vector", func() { c.Axpby(v, 1, v, 1, v) })
-	if _, err := NewCUDA(-1); err == nil {
+	if _, err := tensorops.NewCUDA(-1); err == nil {
 		t.Error("NewCUDA(-1) succeeded")
 	}
-	d, err := NewCUDA(0)
+	d, err := tensorops.NewCUDA(0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -409,36 +385,8 @@ func TestCUDAMisuse(t *testing.T) {
 	mustPanic(t, "a closed backend", func() { d.Store(make([]float64, 2), dv) })
 }
 
-// A backend that becomes unreachable without Close stops its worker and
-// destroys its context.
-func TestCUDACleanup(t *testing.T) {
-	before := cudaWorkers.Load()
-	func() {
-		c, err := NewCUDA(0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		v, err := c.NewVector(10)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.Start(Point{State: v, Value: v}, Euclidean)
-		if err := c.Store(make([]float64, 10), v); err != nil {
-			t.Fatal(err)
-		}
-	}()
-	for range 100 {
-		runtime.GC()
-		if cudaWorkers.Load() == before {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Errorf("%d workers running, %d before the backend was made and dropped", cudaWorkers.Load(), before)
-}
-
 func TestCUDADevices(t *testing.T) {
-	ds, err := CUDADevices()
+	ds, err := tensorops.CUDADevices()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -467,11 +415,11 @@ func TestCUDADevices(t *testing.T) {
 // an n×n matrix.
 func benchCUDA(b *testing.B, n int, f32, iteration bool) {
 	c := newTestCUDA(b)
-	s := &benchState{b: c}
-	defer s.free()
-	if err := s.setup(n, n, f32, 1); err != nil {
+	it, err := bench.NewIteration(c, n, n, f32, 1, tensorops.Entropic)
+	if err != nil {
 		b.Fatal(err)
 	}
+	defer it.Free()
 	elem := int64(8)
 	if f32 {
 		elem = 4
@@ -481,25 +429,24 @@ func benchCUDA(b *testing.B, n int, f32, iteration bool) {
 		bytes *= 2
 	}
 	b.SetBytes(bytes)
-	if err := s.iterate(); err != nil { // warm-up
+	if err := it.Step(); err != nil { // warm-up
 		b.Fatal(err)
 	}
-	if err := s.b.Store(s.host, s.g[1]); err != nil {
+	if err := it.Operators(0); err != nil {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
 	// Operator only enqueues: the timed loop ends with a synchronizing
 	// Store of one operator value (n floats), inside the timer.
-	for range b.N {
-		if iteration {
-			if err := s.iterate(); err != nil {
-				b.Fatal(err)
-			}
-		} else {
-			s.b.Operator(s.g[0], s.g[1], s.a, s.y[0].Value, s.y[1].Value)
+	if iteration {
+		err = it.Steps(b.N)
+		if err == nil {
+			err = it.Operators(0)
 		}
+	} else {
+		err = it.Operators(b.N)
 	}
-	if err := s.b.Store(s.host, s.g[1]); err != nil {
+	if err != nil {
 		b.Fatal(err)
 	}
 	b.StopTimer()

@@ -109,5 +109,6 @@ func (l fileList) check() error {
 func (j *job) inputs() fileList {
 	var l fileList
 	l.add("the payoff file", j.path, true)
+	l.add("--init", j.initPath, true)
 	return l
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/gpump/gpump/internal/bench"
 	"github.com/gpump/gpump/tensorops"
 )
 
@@ -13,7 +14,7 @@ import (
 // where the figure comes from; files behind build tags add theirs.
 var peakers = map[string]func(c *cli.Context, b tensorops.Backend, bytes int64) (float64, string, error){
 	"cpu": func(c *cli.Context, _ tensorops.Backend, bytes int64) (float64, string, error) {
-		r, err := tensorops.ReadRate(c.Context, threadsOf(c), bytes, c.Duration("min-time"))
+		r, err := bench.ReadRate(c.Context, threadsOf(c), bytes, c.Duration("min-time"))
 		return r, "a plain read of the same bytes by the same threads", err
 	},
 }
@@ -50,7 +51,7 @@ Examples:
 
 // benchOutput is the result of gpump bench.
 type benchOutput struct {
-	*tensorops.BenchResult
+	*bench.Result
 	Kernels      string  `json:"kernels"`
 	Threads      int     `json:"threads"`
 	PeakGBs      float64 `json:"peak_gb_s,omitempty"`
@@ -81,11 +82,11 @@ func benchAction(c *cli.Context) error {
 		return err
 	}
 	defer closeB()
-	res, err := tensorops.Bench(c.Context, b, &tensorops.BenchOptions{M: m, N: n, Dtype: dt, MinTime: c.Duration("min-time"), Seed: c.Uint64("seed")})
+	res, err := bench.Run(c.Context, b, &bench.Options{M: m, N: n, Dtype: dt, MinTime: c.Duration("min-time"), Seed: c.Uint64("seed")})
 	if err != nil {
 		return err
 	}
-	out := benchOutput{BenchResult: res, Kernels: kernelsOf(b), Threads: threadsOf(c)}
+	out := benchOutput{Result: res, Kernels: kernelsOf(b), Threads: threadsOf(c)}
 	if peak, ok := peakers[b.Name()]; ok {
 		bw, src, err := peak(c, b, res.BytesPerOperator)
 		if err != nil {

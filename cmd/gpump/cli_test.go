@@ -447,9 +447,15 @@ func TestReviewedEdges(t *testing.T) {
 	// Flags that a method does not use are refused, not ignored.
 	for _, args := range [][]string{
 		{"--algo", "rm+", "--setup", "euclidean"}, {"--algo", "prm+", "--g0", "2"},
-		{"--algo", "constant", "--diameter", "3"}, {"--algo", "omwu", "--averaging", "step"},
+		{"--algo", "constant", "--diameter", "3"}, {"--algo", "omwu", "--g0", "2"}, {"--algo", "rm+", "--c", "2"},
 	} {
 		if code, _, stderr := gpump(t, append([]string{"solve", game}, args...)...); code != exitError || !strings.Contains(stderr, "applies to") {
+			t.Errorf("%v: exit %d, %q", args, code, stderr)
+		}
+	}
+	// Values a method cannot mean are refused too.
+	for _, args := range [][]string{{"--algo", "omwu", "--averaging", "step"}, {"--algo", "ga-bounded", "--c", "0"}, {"--algo", "omwu", "--eta", "-1"}} {
+		if code, _, stderr := gpump(t, append([]string{"solve", game}, args...)...); code != exitError || strings.Count(stderr, "\n") != 1 {
 			t.Errorf("%v: exit %d, %q", args, code, stderr)
 		}
 	}

@@ -9,13 +9,14 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/urfave/cli/v2"
+	"gorgonia.org/tensor"
 
 	"github.com/gpump/gpump/datasets"
 	"github.com/gpump/gpump/solver"
-	"github.com/gpump/gpump/tensorops"
 )
 
 // inputFlags choose and read the payoff matrix; solve and batch share them.
@@ -50,29 +51,112 @@ func genFlags() []cli.Flag {
 var genKeys = []string{"m", "n", "seed", "lo", "hi", "sigma", "theta", "layout", "alpha", "family"}
 
 // solverFlags configure the method and its stopping; solve and batch share
-// them.
+// them. The method's own constants are its knobs (knobFlags).
 func solverFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "algo", Value: solver.DefaultMethodName, Usage: "method: " + strings.Join(solver.MethodNames, ", ")},
-		&cli.Float64Flag{Name: "c", Usage: "constant c of the ga-bounded and ga-stochastic rules", DefaultText: "1 for ga-bounded, 5 for ga-stochastic"},
-		&cli.Float64Flag{Name: "eta", Usage: "step of the constant rule and of omwu, gamma0 of adaprox", DefaultText: "1/max|A_ij|; D/G0 for adaprox"},
-		&cli.Float64Flag{Name: "g0", Usage: "G0 of the universal rules: the first step is D/G0", DefaultText: "max|A_ij|"},
-		&cli.Float64Flag{Name: "diameter", Usage: "D of the step rules, with D^2 = sup R - inf R", DefaultText: "sqrt(log m + log n) in the entropic setup"},
-		&cli.StringFlag{Name: "averaging", Value: "auto", Usage: "mirror-prox averaging: auto (the rule's choice), uniform or step"},
-		&cli.StringFlag{Name: "setup", Value: "entropic", Usage: "geometry of both players: entropic or euclidean"},
+	flags := []cli.Flag{
+		&cli.StringFlag{Name: "algo", Value: solver.DefaultMethodName, Usage: "method: " + strings.Join(solver.MethodNames(), ", ")},
 		&cli.Float64Flag{Name: "eps", Value: 1e-4, Usage: "target relative gap, gap / max|A_ij| (0: none)"},
 		&cli.Float64Flag{Name: "abs-eps", Usage: "target absolute gap", DefaultText: "none"},
 		&cli.IntFlag{Name: "max-iter", Value: 100000, Usage: "iteration limit (0: none)"},
 		&cli.IntFlag{Name: "max-evals", Usage: "operator evaluation limit", DefaultText: "none"},
 		&cli.DurationFlag{Name: "time-limit", Usage: "wall-time limit of the iterations, e.g. 30s", DefaultText: "none"},
+		&cli.StringFlag{Name: "init", Usage: "warm start from a gpump result (.json) or strategies archive (.npz with members row and column)", DefaultText: "the uniform pair"},
 		&cli.IntFlag{Name: "threads", Usage: "CPU worker threads", DefaultText: "all cores"},
 		&cli.StringFlag{Name: "device", Value: "cpu", Usage: deviceFlagUsage},
-		&cli.StringFlag{Name: "oracle", Value: "exact", Usage: "operator of a game: exact (a pass over A) or sampled (b columns j ~ q and b rows i ~ p per evaluation, SPEC section 4)"},
-		&cli.IntFlag{Name: "batch", Usage: "sampled oracle: b, the rows and columns drawn per evaluation", DefaultText: "solver.DefaultBatch"},
+		&cli.StringFlag{Name: "oracle", Value: "exact", Usage: "operator of a game: exact (a pass over A) or sampled (b columns j ~ q and b rows i ~ p per evaluation; mirror-prox rules only)"},
+		&cli.IntFlag{Name: "batch", Usage: "sampled oracle: b, the rows and columns drawn per evaluation", DefaultText: strconv.Itoa(solver.DefaultBatch)},
 		&cli.IntFlag{Name: "gap-every", Usage: "sampled oracle: certify the average with a full pass every K iterations", DefaultText: "the smallest K with K·b·(m+n) >= 2·m·n"},
 		&cli.Uint64Flag{Name: "oracle-seed", Value: 1, Usage: "sampled oracle: seed of the draws"},
 		&cli.BoolFlag{Name: "sample-transposed", Usage: "sampled oracle: keep a transposed copy of A (as much memory again) so sampled columns are contiguous"},
 	}
+	return append(flags, knobFlags()...)
+}
+
+// knob is one method knob as a flag: its name and, for each usage text,
+// the methods that have it.
+type knob struct {
+	name    string
+	boolean bool
+	methods []string
+	usages  []string // "methods: usage (default ...)"
+}
+
+// methodKnobs lists the knobs of every method, in the order the methods
+// and their knobs are listed: the one source of the method flags.
+var methodKnobs = sync.OnceValue(func() []*knob {
+	var list []*knob
+	byName := map[string]*knob{}
+	texts := map[string][]string{} // knob name + usage → methods
+	for _, name := range solver.MethodNames() {
+		m, _ := solver.NewMethod(name)
+		t, ok := m.(solver.Tunable)
+		if !ok {
+			continue
+		}
+		for _, k := range t.Knobs() {
+			kb := byName[k.Name]
+			if kb == nil {
+				kb = &knob{name: k.Name, boolean: k.Bool}
+				byName[k.Name] = kb
+				list = append(list, kb)
+			}
+			kb.methods = append(kb.methods, name)
+			text := k.Usage + " (default " + k.Default + ")"
+			key := k.Name + "\x00" + text
+			if texts[key] == nil {
+				kb.usages = append(kb.usages, text)
+			}
+			texts[key] = append(texts[key], name)
+		}
+	}
+	for _, kb := range list {
+		for i, text := range kb.usages {
+			kb.usages[i] = methodsLabel(texts[kb.name+"\x00"+text]) + ": " + text
+		}
+	}
+	return list
+})
+
+// methodsLabel names a list of methods for a flag's usage, shortly where
+// the list is a family.
+func methodsLabel(names []string) string {
+	var mp, other []string
+	for _, name := range solver.MethodNames() {
+		if m, _ := solver.NewMethod(name); m != nil {
+			if _, ok := m.(*solver.MirrorProx); ok {
+				mp = append(mp, name)
+			} else {
+				other = append(other, name)
+			}
+		}
+	}
+	switch {
+	case slices.Equal(names, append(slices.Clone(mp), other...)):
+		return "every method"
+	case slices.Equal(names, mp):
+		return "mirror-prox rules"
+	case len(names) == len(mp)-1 && !slices.ContainsFunc(names, func(n string) bool { return !slices.Contains(mp, n) }):
+		for _, n := range mp {
+			if !slices.Contains(names, n) {
+				return "mirror-prox rules but " + n
+			}
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// knobFlags are the flags of the methods' knobs.
+func knobFlags() []cli.Flag {
+	var flags []cli.Flag
+	for _, k := range methodKnobs() {
+		usage := strings.Join(k.usages, "; ")
+		if k.boolean {
+			flags = append(flags, &cli.BoolFlag{Name: k.name, Usage: usage})
+		} else {
+			flags = append(flags, &cli.StringFlag{Name: k.name, Usage: usage})
+		}
+	}
+	return flags
 }
 
 // flagGetter is what a job needs from parsed flags: *cli.Context.
@@ -105,29 +189,18 @@ type lenient struct{ flagGetter }
 
 func (lenient) ownSet(string) bool { return false }
 
-// methodFlags lists, for the flags that only some methods use, the methods
-// that use them; giving one to another method is an error rather than
-// silently doing nothing.
-var methodFlags = map[string][]string{
-	"c":         {"ga-bounded", "ga-stochastic"},
-	"eta":       {"constant", "omwu", "adaprox"},
-	"g0":        {"ga-smooth", "ga-bounded", "ga-stochastic", "bach-levy", "amp", "adaprox", "backtracking"},
-	"diameter":  {"ga-smooth", "ga-bounded", "ga-stochastic", "bach-levy", "amp", "adaprox", "backtracking"},
-	"averaging": {"ga-smooth", "ga-bounded", "ga-stochastic", "bach-levy", "constant", "amp", "adaprox", "backtracking"},
-	"setup":     {"ga-smooth", "ga-bounded", "ga-stochastic", "bach-levy", "constant", "amp", "adaprox", "backtracking"},
-}
-
 // job is one solve: its input and every setting, checked.
 type job struct {
-	path    string            // payoff file, or "" for a generator
-	gen     *datasets.GenSpec // generator, or nil for a file
-	read    datasets.ReadOptions
-	mmap    bool
-	method  solver.Method
-	setup   tensorops.Setup
-	s       solver.Settings // without Backend and Recorder
-	threads int
-	device  string
+	path     string            // payoff file, or "" for a generator
+	gen      *datasets.GenSpec // generator, or nil for a file
+	read     datasets.ReadOptions
+	mmap     bool
+	method   solver.Method
+	s        solver.Settings // without Init and Recorder
+	initPath string          // --init
+	sampled  *solver.SampledGame
+	threads  int
+	device   string
 }
 
 // newJob checks the flags and the positional arguments of a solve.
@@ -146,33 +219,15 @@ func newJob(c flagGetter, args []string) (*job, error) {
 // and the precision.
 func (j *job) configure(c flagGetter) error {
 	var err error
-	j.method, err = solver.NewMethod(c.String("algo"), solver.Params{C: c.Float64("c"), Eta: c.Float64("eta")})
-	if err != nil {
+	if j.method, err = configureMethod(c, c.String("algo")); err != nil {
 		return err
 	}
-	for _, name := range []string{"c", "eta", "g0", "diameter", "averaging", "setup"} {
-		if explicit(c, name) && !slices.Contains(methodFlags[name], j.method.Name()) {
-			return fmt.Errorf("--%s applies to %s, not %s", name, strings.Join(methodFlags[name], ", "), j.method.Name())
-		}
-	}
-	avg, err := solver.ParseAveraging(c.String("averaging"))
-	if err != nil {
-		return err
-	}
-	switch c.String("setup") {
-	case "entropic":
-		j.setup = tensorops.Entropic
-	case "euclidean":
-		j.setup = tensorops.Euclidean
-	default:
-		return fmt.Errorf("unknown setup %q (want entropic or euclidean)", c.String("setup"))
-	}
-	for _, name := range []string{"c", "eta", "g0", "diameter", "eps", "abs-eps"} {
+	for _, name := range []string{"eps", "abs-eps"} {
 		if v := c.Float64(name); !(v >= 0) || v > 1e300 {
 			return fmt.Errorf("--%s must be a finite number >= 0, got %v", name, v)
 		}
 	}
-	for _, name := range []string{"max-iter", "max-evals", "threads"} {
+	for _, name := range []string{"max-iter", "max-evals", "threads", "batch", "gap-every"} {
 		if c.Int(name) < 0 {
 			return fmt.Errorf("--%s must be >= 0, got %d", name, c.Int(name))
 		}
@@ -199,42 +254,80 @@ func (j *job) configure(c flagGetter) error {
 	if c.IsSet("abs-eps") && !c.IsSet("eps") {
 		rel = 0
 	}
-	oracle, err := solver.ParseOracle(c.String("oracle"))
-	if err != nil {
-		return err
-	}
-	if oracle != solver.Sampled {
+	switch oracle := c.String("oracle"); oracle {
+	case "exact":
 		for _, name := range []string{"batch", "gap-every", "oracle-seed", "sample-transposed"} {
 			if explicit(c, name) {
 				return fmt.Errorf("--%s applies to --oracle sampled", name)
 			}
 		}
-	} else if !slices.Contains(methodFlags["setup"], j.method.Name()) {
-		return fmt.Errorf("--oracle sampled needs a mirror-prox rule (%s), not %s", strings.Join(methodFlags["setup"], ", "), j.method.Name())
-	}
-	for _, name := range []string{"batch", "gap-every"} {
-		if c.Int(name) < 0 {
-			return fmt.Errorf("--%s must be >= 0, got %d", name, c.Int(name))
+		if err := j.method.Uses(probeGame); err != nil {
+			return err
 		}
+	case "sampled":
+		j.sampled = &solver.SampledGame{Batch: c.Int("batch"), GapEvery: c.Int("gap-every"), Seed: c.Uint64("oracle-seed"), Transposed: c.Bool("sample-transposed")}
+		probe := *j.sampled
+		probe.Game = probeGame
+		if err := j.method.Uses(&probe); err != nil {
+			return fmt.Errorf("--oracle sampled: %w", err)
+		}
+	default:
+		return fmt.Errorf("unknown --oracle %q (want exact or sampled)", oracle)
 	}
+	j.initPath = c.String("init")
 	j.s = solver.Settings{
-		Oracle:           oracle,
-		Batch:            c.Int("batch"),
-		GapEvery:         c.Int("gap-every"),
-		Seed:             c.Uint64("oracle-seed"),
-		SampleTransposed: c.Bool("sample-transposed"),
-		RelGap:           rel,
-		AbsGap:           c.Float64("abs-eps"),
-		MaxIterations:    c.Int("max-iter"),
-		MaxEvaluations:   c.Int("max-evals"),
-		TimeLimit:        c.Duration("time-limit"),
-		G0:               c.Float64("g0"),
-		Diameter:         c.Float64("diameter"),
-		Averaging:        avg,
+		RelGap:         rel,
+		AbsGap:         c.Float64("abs-eps"),
+		MaxIterations:  c.Int("max-iter"),
+		MaxEvaluations: c.Int("max-evals"),
+		TimeLimit:      c.Duration("time-limit"),
 	}
-
 	j.read.DType, err = parsePrecision(c.String("precision"), true)
 	return err
+}
+
+// probeGame is a 1×1 game on which a method's Uses checks its knobs and the
+// problem kind before the payoff matrix is read.
+var probeGame = func() *solver.MatrixGame {
+	g, err := solver.NewMatrixGame(tensor.New(tensor.WithShape(1, 1), tensor.WithBacking([]float64{0})))
+	if err != nil {
+		panic(err)
+	}
+	return g
+}()
+
+// configureMethod returns the named method with the knob flags given set on
+// it. A knob flag the method does not have is an error when given for this
+// solve, and ignored when it is a batch-wide default (see explicit).
+func configureMethod(c flagGetter, name string) (solver.Method, error) {
+	m, err := solver.NewMethod(name)
+	if err != nil {
+		return nil, err
+	}
+	var own []solver.Knob
+	if t, ok := m.(solver.Tunable); ok {
+		own = t.Knobs()
+	}
+	for _, kb := range methodKnobs() {
+		if !c.IsSet(kb.name) {
+			continue
+		}
+		i := slices.IndexFunc(own, func(k solver.Knob) bool { return k.Name == kb.name })
+		if i < 0 {
+			if explicit(c, kb.name) {
+				return nil, fmt.Errorf("--%s applies to %s, not %s", kb.name, strings.Join(kb.methods, ", "), m.Name())
+			}
+			continue
+		}
+		v := c.String(kb.name)
+		if kb.boolean {
+			v = strconv.FormatBool(c.Bool(kb.name))
+		}
+		if err := own[i].Set(v); err != nil {
+			return nil, fmt.Errorf("--%s: %w", kb.name, err)
+		}
+	}
+	return m, nil
 }
 
 // input checks and sets the payoff matrix's source: a file or --gen.

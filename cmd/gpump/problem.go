@@ -6,19 +6,19 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/gpump/gpump/solver"
+	"github.com/gpump/gpump/solver/problems"
 )
 
 // problemFlags choose one of the solver's built-in problems of the paper's
 // other settings instead of a matrix game.
 func problemFlags() []cli.Flag {
 	var names []string
-	for _, p := range solver.Problems() {
+	for _, p := range problems.All() {
 		names = append(names, fmt.Sprintf("%s (%s, %s)", p.Name, p.Setting, p.SizeParam))
 	}
 	return []cli.Flag{
@@ -81,21 +81,34 @@ func runProblem(ctx context.Context, c flagGetter, j *job, rec solver.Recorder, 
 	if c.IsSet("seed") {
 		seed = c.Uint64("seed")
 	}
-	prob, info, err := solver.NewProblem(c.String("problem"), c.Int("size"), seed)
+	prob, info, err := problems.New(c.String("problem"), c.Int("size"), seed)
 	if err != nil {
 		return nil, 0, err
 	}
 	// Without --algo, the rule the paper prescribes for the setting.
 	if !c.IsSet("algo") {
-		if j.method, err = solver.NewMethod(info.Rule, solver.Params{C: c.Float64("c"), Eta: c.Float64("eta")}); err != nil {
+		if j.method, err = configureMethod(c, info.Rule); err != nil {
 			return nil, 0, err
 		}
 	}
-	if !slices.Contains(methodFlags["setup"], j.method.Name()) {
-		return nil, 0, fmt.Errorf("--problem needs a mirror-prox rule (%s), not %s", strings.Join(methodFlags["setup"], ", "), j.method.Name())
+	if err := j.method.Uses(prob); err != nil {
+		return nil, 0, fmt.Errorf("--problem: %w", err)
 	}
 	s := j.s
 	s.Recorder = rec
+	if j.initPath != "" {
+		w, err := readInit(j.initPath)
+		if err != nil {
+			return nil, 0, err
+		}
+		if s.Init, err = w.point(prob.Dim()); err != nil {
+			return nil, 0, err
+		}
+	}
+	optimum, err := info.Optimum()
+	if err != nil {
+		return nil, 0, err
+	}
 	log.Info("solving", "problem", info.Name, "setting", info.Setting, "dim", info.Dim, "algorithm", j.method.Name())
 	res, err := solver.Solve(ctx, prob, &s, j.method)
 	if err != nil {
@@ -110,7 +123,7 @@ func runProblem(ctx context.Context, c flagGetter, j *job, rec solver.Recorder, 
 	}
 	return &problemOutput{
 		Status: res.Status.String(), Gap: finite(res.Gap), RelativeGap: finite(res.RelGap), GapKind: info.GapKind,
-		Objective: finite(info.Objective(res.X)), KnownOptimum: info.Optimum,
+		Objective: finite(info.Objective(res.X)), KnownOptimum: optimum,
 		Error: finite(info.Error(res.X)), ErrorKind: info.ErrorKind,
 		Point: res.Point.String(), Iterations: res.Iterations, OperatorEvaluations: res.Evaluations,
 		Step: res.Step, Seconds: res.Runtime.Seconds(), Algorithm: res.Method,

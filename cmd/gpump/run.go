@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"math"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -15,7 +14,6 @@ import (
 
 	"github.com/gpump/gpump/datasets"
 	"github.com/gpump/gpump/solver"
-	"github.com/gpump/gpump/tensorops"
 )
 
 // maxThreads bounds --threads: more workers than this only add overhead.
@@ -161,20 +159,35 @@ func (j *job) run(ctx context.Context, rec solver.Recorder, log *slog.Logger) (*
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := game.SetSetups(j.setup, j.setup); err != nil {
-		return nil, nil, err
+	s := j.s
+	s.Recorder = l.recorder(rec)
+	if j.initPath != "" {
+		w, err := readInit(j.initPath)
+		if err != nil {
+			return nil, nil, err
+		}
+		if s.Init, err = w.pair(m, n); err != nil {
+			return nil, nil, err
+		}
 	}
 	backend, closeBackend, err := openDevice(j.device, j.threads)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer closeBackend()
-	s := j.s
-	s.Backend = backend
-	s.Recorder = l.recorder(rec)
+	if err := game.Place(backend); err != nil {
+		return nil, nil, err
+	}
+	defer game.Close()
+	var problem solver.Problem = game
+	if j.sampled != nil {
+		sg := *j.sampled
+		sg.Game = game
+		problem = &sg
+	}
 	method := l.scaleSettings(&s, j.method)
 	log.Info("solving", "algorithm", j.method.Name(), "device", backend.Name(), "threads", j.threads, "kernels", kernelsOf(backend), "target_relative_gap", s.RelGap)
-	res, err := l.solve(func() (*solver.Result, error) { return solver.Solve(ctx, game, &s, method) })
+	res, err := l.solve(func() (*solver.Result, error) { return solver.Solve(ctx, problem, &s, method) })
 	if err != nil {
 		return nil, nil, err
 	}
@@ -186,8 +199,8 @@ func (j *job) run(ctx context.Context, rec solver.Recorder, log *slog.Logger) (*
 		ValueLower: res.ValueLower, ValueUpper: res.ValueUpper, KnownValue: l.known,
 		Point: res.Point.String(), ColumnPoint: res.ColumnPoint.String(),
 		Iterations: res.Iterations, OperatorEvaluations: res.Evaluations, MatrixPasses: res.MatrixPasses,
-		GapPasses: res.GapPasses, Oracle: s.Oracle.String(),
-		Rejections: res.Rejections, Step: res.Step,
+		GapPasses: res.GapPasses, Oracle: "exact",
+		Rejections: res.Rejections, Step: finiteOrNil(res.Step),
 		Seconds: res.Runtime.Seconds(), LoadSeconds: load.Seconds(),
 		Algorithm: res.Method, Source: l.source, Format: l.format, M: m, N: n,
 		Precision: precisionName(l.a.Dtype()), MaxAbsEntry: game.MaxAbs(), TargetRelativeGap: s.RelGap,
@@ -195,16 +208,24 @@ func (j *job) run(ctx context.Context, rec solver.Recorder, log *slog.Logger) (*
 		RoundingBound: l.rounding * game.MaxAbs(), TargetAbsoluteGap: s.AbsGap,
 	}
 	l.unscaleOutput(out)
-	if s.Oracle == solver.Sampled {
-		out.Batch = s.Batch
+	if j.sampled != nil {
+		out.Oracle, out.Batch = "sampled", j.sampled.Batch
 		if out.Batch == 0 {
 			out.Batch = solver.DefaultBatch
 		}
 	}
-	if slices.Contains(methodFlags["setup"], j.method.Name()) {
-		out.Setup = map[tensorops.Setup]string{tensorops.Entropic: "entropic", tensorops.Euclidean: "euclidean"}[j.setup]
+	if mp, ok := j.method.(*solver.MirrorProx); ok {
+		out.Setup = mp.Setup.String()
 	}
 	return out, res, l.changedErr(ctx)
+}
+
+// finiteOrNil is x, or nil (JSON null) when x is not finite.
+func finiteOrNil(x float64) *float64 {
+	if math.IsInf(x, 0) || math.IsNaN(x) {
+		return nil
+	}
+	return &x
 }
 
 // round3 keeps three decimals, for log lines.

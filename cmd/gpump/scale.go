@@ -24,21 +24,26 @@ import (
 func (l *loaded) unit() float64 { return math.Ldexp(1, -l.exp) }
 
 // scaleSettings converts the settings given in A's units (the absolute
-// gap target, G0, a fixed step) to the stored matrix's.
+// gap target, G0, a fixed step) to the stored matrix's, and returns the
+// method with its knobs converted.
 func (l *loaded) scaleSettings(s *solver.Settings, m solver.Method) solver.Method {
 	if l.exp == 0 {
 		return m
 	}
 	u := l.unit()
 	s.AbsGap /= u
-	s.G0 /= u
 	switch m := m.(type) {
 	case *solver.OMWU:
-		return &solver.OMWU{Eta: m.Eta * u}
+		c := *m
+		c.Eta *= u
+		return &c
 	case *solver.MirrorProx:
-		if c, ok := m.Rule.(*solver.Constant); ok {
-			return &solver.MirrorProx{Rule: &solver.Constant{Eta: c.Eta * u}}
+		c := *m
+		c.G0 /= u
+		if r, ok := m.Rule.(*solver.Constant); ok {
+			c.Rule = &solver.Constant{Eta: r.Eta * u}
 		}
+		return &c
 	}
 	return m
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/gpump/gpump/tensorops"
+	"github.com/gpump/gpump/tensorops/backendtest"
 )
 
 func selftestCommand() *cli.Command {
@@ -19,7 +19,7 @@ the proxes, the per-iteration reductions, the averages, regret matching) on
 fresh seeded random inputs of several shapes, odd sizes and 1 x n included,
 for float64 and float32 storage, on the device and in plain Go, and prints
 the largest relative error of each. The exit status is 1 if any exceeds its
-tolerance (see tensorops.SelfTest for the tolerances).
+tolerance (see package tensorops/backendtest for the tolerances).
 
 Examples:
    gpump selftest
@@ -43,13 +43,13 @@ func selftestAction(c *cli.Context) error {
 		return err
 	}
 	defer closeB()
-	res, err := tensorops.SelfTest(c.Context, b, &tensorops.SelfTestOptions{Seed: c.Uint64("seed")})
+	res, err := backendtest.Run(c.Context, b, &backendtest.Options{Seed: c.Uint64("seed")})
 	if err != nil {
 		return err
 	}
 	shown := res
 	if !c.Bool("all") {
-		shown = tensorops.SelfTestWorst(res)
+		shown = backendtest.Worst(res)
 	}
 	tw := tabwriter.NewWriter(c.App.Writer, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "OPERATION\tSHAPE\tSTORAGE\tMAX REL ERROR\tTOLERANCE\t\n")

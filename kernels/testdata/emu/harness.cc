@@ -277,6 +277,19 @@ static void vec_elementwise(const VShape &s)
 		want[i] = std::min(std::max(c[i] - 0.7 * g[i], lo[i]), hi[i]);
 	launch(s.egrid, GP_THREADS, [&] { gpump_box_prox(box.data(), c.data(), g.data(), 0.7, lo.data(), hi.data(), n); });
 	report(maxerr(box, want, 1e-300) < 1e-15, vname("box prox", s), "err %.3g", maxerr(box, want, 1e-300));
+	// c alone (g null), and the start point clip(0, lo, hi) (c null), with
+	// bounds that exclude 0 on some coordinates.
+	for (i64 i = 0; i < n; i++) {
+		if (i % 3 == 1)
+			lo[i] = hi[i] = 0.5;
+		want[i] = std::min(std::max(c[i], lo[i]), hi[i]);
+	}
+	launch(s.egrid, GP_THREADS, [&] { gpump_box_prox(box.data(), c.data(), nullptr, 0.7, lo.data(), hi.data(), n); });
+	report(same_bits(box, want), vname("box prox null g", s));
+	for (i64 i = 0; i < n; i++)
+		want[i] = std::min(std::max(0.0, lo[i]), hi[i]);
+	launch(s.egrid, GP_THREADS, [&] { gpump_box_prox(box.data(), nullptr, nullptr, 0, lo.data(), hi.data(), n); });
+	report(maxerr(box, want, 1e-300) == 0, vname("box start", s));
 }
 
 static void vec_logprox(const VShape &s)
@@ -392,13 +405,51 @@ static void vec_ball(const VShape &s)
 	}
 }
 
-// Port of tensorops proxStats (cpu.go).
-static void ref_proxstats(double out[8], bool entropic, const vec &yv, const vec &xv, const vec &nv,
+// A block's set for the references: the simplex (no vectors), a box (lo,
+// hi) or a ball (o, radius), with the pointers the kernels take.
+struct SetRef {
+	const vec *lo = nullptr, *hi = nullptr, *o = nullptr;
+	double radius = 0;
+	long long mode() const { return lo ? 4 : o ? 8 : 0; }
+	const double *plo() const { return lo ? lo->data() : nullptr; }
+	const double *phi() const { return hi ? hi->data() : nullptr; }
+	const double *po() const { return o ? o->data() : nullptr; }
+};
+
+// min over the set of <g, z> (tensorops GapStats.MinG).
+static double ref_support(const SetRef &s, const vec &g)
+{
+	double r = s.lo || s.o ? 0 : INFINITY, r2 = 0;
+	for (size_t i = 0; i < g.size(); i++) {
+		if (s.lo)
+			r += std::min(g[i] * (*s.lo)[i], g[i] * (*s.hi)[i]);
+		else if (s.o) {
+			r += g[i] * (*s.o)[i];
+			r2 += g[i] * g[i];
+		} else
+			r = std::min(r, g[i]);
+	}
+	return s.o ? r - s.radius * sqrt(r2) : r;
+}
+
+static double dot(const vec *a, const vec &b)
+{
+	double s = 0;
+	if (a)
+		for (size_t i = 0; i < b.size(); i++)
+			s += (*a)[i] * b[i];
+	return s;
+}
+
+// Port of tensorops proxStats (cpu.go): out gets the 10 words of
+// gpump_stats_finish.
+static void ref_proxstats(double out[10], bool entropic, const SetRef &set, const vec *lin,
+			  const vec &yv, const vec &xv, const vec &nv,
 			  const vec &yl, const vec &xl, const vec &nl, const vec &m, const vec &g,
 			  const vec &ax, const vec &ag, vec &nax, vec &nag, double w)
 {
 	const size_t n = xv.size();
-	double minG = INFINITY, minA = INFINITY, divXY = 0, divYX = 0, distXY = 0, distXYNew = 0, dual = 0, inner = 0;
+	double divXY = 0, divYX = 0, distXY = 0, distXYNew = 0, dual = 0, inner = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (entropic) {
 			divXY += xv[i] * (xl[i] - yl[i]);
@@ -424,12 +475,11 @@ static void ref_proxstats(double out[8], bool entropic, const vec &yv, const vec
 		dual = sqrt(dual);
 	}
 	for (size_t i = 0; i < n; i++) {
-		minG = std::min(minG, g[i]);
 		nax[i] = ax[i] + w * (xv[i] - ax[i]);
 		nag[i] = ag[i] + w * (g[i] - ag[i]);
-		minA = std::min(minA, nag[i]);
 	}
-	double r[8] = {minG, minA, std::max(divXY, 0.0), std::max(divYX, 0.0), distXY, distXYNew, dual, inner};
+	double r[10] = {ref_support(set, g), ref_support(set, nag), dot(lin, xv), dot(lin, nax),
+			std::max(divXY, 0.0), std::max(divYX, 0.0), distXY, distXYNew, dual, inner};
 	memcpy(out, r, sizeof r);
 }
 
@@ -440,84 +490,138 @@ static void logs(const vec &p, vec &l)
 		l[i] = log(p[i]);
 }
 
-static void vec_stats(const VShape &s)
+// maxrel returns the largest |got - want| / max(|want|, 1e-12) over k words.
+static double maxrel(const double *got, const double *want, int k)
 {
-	const i64 n = s.n;
-	// Block 0 entropic, block 1 Euclidean, both of length n.
-	vec py = simplex_point(n), px = simplex_point(n), pn = simplex_point(n), ly, lx, ln;
-	logs(py, ly);
-	logs(px, lx);
-	logs(pn, ln);
-	vec m = uniform(n, -1, 1), g = uniform(n, -1, 1), ax = simplex_point(n), ag = uniform(n, -1, 1);
-	vec ey = simplex_point(n), ex = simplex_point(n), en = simplex_point(n);
-	vec em = uniform(n, -1, 1), eg = uniform(n, -1, 1), eax = simplex_point(n), eag = uniform(n, -1, 1);
-	const double w = 0.37;
-	double want[16];
-	vec wnax(n), wnag(n), wenax(n), wenag(n);
-	ref_proxstats(want, true, py, px, pn, ly, lx, ln, m, g, ax, ag, wnax, wnag, w);
-	ref_proxstats(want + 8, false, ey, ex, en, ey, ex, en, em, eg, eax, eag, wenax, wenag, w);
-	auto run = [&](unsigned grid, vec &out, vec &nax, vec &nag, vec &enax, vec &enag) {
-		vec p0(8 * s.chunks(), NAN), p1(8 * s.chunks(), NAN);
-		nax.assign(n, NAN);
-		nag.assign(n, NAN);
-		enax.assign(n, NAN);
-		enag.assign(n, NAN);
-		out.assign(16, NAN);
-		launch(grid, GP_THREADS, [&] {
-			gpump_proxstats_entropic(p0.data(), py.data(), px.data(), pn.data(), ly.data(), lx.data(), ln.data(),
-						 m.data(), g.data(), ax.data(), ag.data(), nax.data(), nag.data(), w, n, s.chunkLen);
-		});
-		launch(grid, GP_THREADS, [&] {
-			gpump_proxstats_euclidean(p1.data(), ey.data(), ex.data(), en.data(), em.data(), eg.data(),
-						  eax.data(), eag.data(), enax.data(), enag.data(), w, n, s.chunkLen);
-		});
-		launch(2, GP_THREADS, [&] {
-			gpump_stats_finish(out.data(), p0.data(), s.chunks(), GP_MODE_ENTROPIC, p1.data(), s.chunks(), GP_MODE_EUCLIDEAN);
-		});
-	};
-	vec out, nax, nag, enax, enag;
-	run(s.grid, out, nax, nag, enax, enag);
 	double e = 0;
-	for (int k = 0; k < 16; k++) {
-		const double d = fabs(out[k] - want[k]) / std::max(fabs(want[k]), 1e-12);
+	for (int i = 0; i < k; i++) {
+		const double d = fabs(got[i] - want[i]) / std::max(fabs(want[i]), 1e-12);
 		if (!(d <= e))
 			e = d;
 	}
-	const double ea = std::max(std::max(maxerr(nax, wnax, 1e-300), maxerr(nag, wnag, 1e-300)),
-				   std::max(maxerr(enax, wenax, 1e-300), maxerr(enag, wenag, 1e-300)));
-	report(e < 1e-10 && ea < 1e-15, vname("proxstats entropic+euclidean", s), "scalar err %.3g average err %.3g", e, ea);
-	vec out2, a2, b2, c2, d2;
-	run(1, out2, a2, b2, c2, d2);
-	report(same_bits(out, out2) && same_bits(nax, a2) && same_bits(enag, d2), vname("proxstats grid 1 bitwise", s));
+	return e;
+}
 
-	// Average: block 0 with both averages, block 1 without (MinAvgG NaN).
-	vec x = simplex_point(n), gg = uniform(n, -1, 1), aax = simplex_point(n), aag = uniform(n, -1, 1);
-	vec wax = aax, wag = aag;
-	double wminG = INFINITY, wminA = INFINITY;
+static void vec_stats(const VShape &s)
+{
+	const i64 n = s.n;
+	const double w = 0.37;
+	// Box bounds with some lo = hi and some bounds excluding 0; a ball.
+	vec lo = uniform(n, -1, 0.2), hi = uniform(n, -0.2, 1), o = uniform(n, -1, 1), lin = uniform(n, -1, 1);
 	for (i64 i = 0; i < n; i++) {
-		wminG = std::min(wminG, gg[i]);
-		wax[i] += w * (x[i] - wax[i]);
-		wag[i] = wag[i] + w * (gg[i] - wag[i]);
-		wminA = std::min(wminA, wag[i]);
+		if (lo[i] > hi[i])
+			std::swap(lo[i], hi[i]);
+		if (i % 5 == 0)
+			hi[i] = lo[i];
 	}
-	vec p0(8 * s.chunks()), p1(8 * s.chunks()), res(16, NAN);
-	vec g1 = uniform(n, -3, 3);
-	double wmin1 = INFINITY;
-	for (double v : g1)
-		wmin1 = std::min(wmin1, v);
-	launch(s.grid, GP_THREADS, [&] { gpump_average_partial(p0.data(), x.data(), gg.data(), aax.data(), aag.data(), w, n, s.chunkLen); });
-	launch(s.grid, GP_THREADS, [&] { gpump_average_partial(p1.data(), x.data(), g1.data(), nullptr, nullptr, 0, n, s.chunkLen); });
-	launch(2, GP_THREADS, [&] { gpump_stats_finish(res.data(), p0.data(), s.chunks(), GP_MODE_AVERAGE, p1.data(), s.chunks(), GP_MODE_CURRENT); });
-	const bool ok = res[0] == wminG && fabs(res[1] - wminA) <= 1e-15 * fabs(wminA) && res[8] == wmin1 && std::isnan(res[9]) &&
-			maxerr(aax, wax, 1e-300) < 1e-15 && maxerr(aag, wag, 1e-300) < 1e-15 && res[2] == 0 && res[15] == 0;
-	report(ok, vname("average + current", s), "minG %.17g minAvg err %.3g", res[0] - wminG, res[1] - wminA);
+	SetRef simplex, box, ball;
+	box.lo = &lo;
+	box.hi = &hi;
+	ball.o = &o;
+	ball.radius = 0.7;
+	// Pair 0: block 0 entropic (with a linear term), block 1 Euclidean
+	// simplex. Pair 1: block 0 a box (with a linear term), block 1 a ball.
+	for (int pair = 0; pair < 2; pair++) {
+		const SetRef &set0 = pair ? box : simplex, &set1 = pair ? ball : simplex;
+		vec py = simplex_point(n), px = simplex_point(n), pn = simplex_point(n), ly, lx, ln;
+		logs(py, ly);
+		logs(px, lx);
+		logs(pn, ln);
+		if (pair) { // box points: State == Value
+			py = uniform(n, -1, 1);
+			px = uniform(n, -1, 1);
+			pn = uniform(n, -1, 1);
+		}
+		vec m = uniform(n, -1, 1), g = uniform(n, -1, 1), ax = simplex_point(n), ag = uniform(n, -1, 1);
+		vec ey = simplex_point(n), ex = simplex_point(n), en = simplex_point(n);
+		vec em = uniform(n, -1, 1), eg = uniform(n, -1, 1), eax = simplex_point(n), eag = uniform(n, -1, 1);
+		double want[20];
+		vec wnax(n), wnag(n), wenax(n), wenag(n);
+		ref_proxstats(want, !pair, set0, &lin, py, px, pn, ly, lx, ln, m, g, ax, ag, wnax, wnag, w);
+		ref_proxstats(want + 10, false, set1, nullptr, ey, ex, en, ey, ex, en, em, eg, eax, eag, wenax, wenag, w);
+		auto run = [&](unsigned grid, vec &out, vec &nax, vec &nag, vec &enax, vec &enag) {
+			vec p0(GP_REC * s.chunks(), NAN), p1(GP_REC * s.chunks(), NAN);
+			nax.assign(n, NAN);
+			nag.assign(n, NAN);
+			enax.assign(n, NAN);
+			enag.assign(n, NAN);
+			out.assign(2 * GP_OUT, NAN);
+			launch(grid, GP_THREADS, [&] {
+				if (pair)
+					gpump_proxstats_euclidean(p0.data(), py.data(), px.data(), pn.data(), m.data(), g.data(),
+								  ax.data(), ag.data(), nax.data(), nag.data(),
+								  set0.plo(), set0.phi(), set0.po(), lin.data(), w, n, s.chunkLen);
+				else
+					gpump_proxstats_entropic(p0.data(), py.data(), px.data(), pn.data(), ly.data(), lx.data(), ln.data(),
+								 m.data(), g.data(), ax.data(), ag.data(), nax.data(), nag.data(), lin.data(),
+								 w, n, s.chunkLen);
+			});
+			launch(grid, GP_THREADS, [&] {
+				gpump_proxstats_euclidean(p1.data(), ey.data(), ex.data(), en.data(), em.data(), eg.data(),
+							  eax.data(), eag.data(), enax.data(), enag.data(),
+							  set1.plo(), set1.phi(), set1.po(), nullptr, w, n, s.chunkLen);
+			});
+			launch(2, GP_THREADS, [&] {
+				gpump_stats_finish(out.data(), p0.data(), s.chunks(), (pair ? GP_MODE_EUCLIDEAN : GP_MODE_ENTROPIC) | set0.mode(),
+						   set0.radius, p1.data(), s.chunks(), GP_MODE_EUCLIDEAN | set1.mode(), set1.radius);
+			});
+		};
+		vec out, nax, nag, enax, enag;
+		run(s.grid, out, nax, nag, enax, enag);
+		const double e = maxrel(out.data(), want, 20);
+		const double ea = std::max(std::max(maxerr(nax, wnax, 1e-300), maxerr(nag, wnag, 1e-300)),
+					   std::max(maxerr(enax, wenax, 1e-300), maxerr(enag, wenag, 1e-300)));
+		const char *name = pair ? "proxstats box+ball" : "proxstats entropic+euclidean";
+		report(e < 1e-10 && ea < 1e-15, vname(name, s), "scalar err %.3g average err %.3g", e, ea);
+		vec out2, a2, b2, c2, d2;
+		run(1, out2, a2, b2, c2, d2);
+		report(same_bits(out, out2) && same_bits(nax, a2) && same_bits(enag, d2), vname(name, s) + " grid 1 bitwise");
+	}
 
-	// NaN propagates to MinG like Go's math.Min.
-	vec gn = g1;
+	// Average: a box with both averages and a linear term, a ball without
+	// averages (MinAvgG NaN) with a linear term; then the simplex with both
+	// averages and a block without (the old use).
+	for (int pair = 0; pair < 2; pair++) {
+		const SetRef &set0 = pair ? box : simplex, &set1 = pair ? ball : simplex;
+		const vec *lin0 = pair ? &lin : nullptr;
+		vec x = pair ? uniform(n, -1, 1) : simplex_point(n), gg = uniform(n, -1, 1), aax = simplex_point(n), aag = uniform(n, -1, 1);
+		vec wax = aax, wag = aag;
+		for (i64 i = 0; i < n; i++) {
+			wax[i] += w * (x[i] - wax[i]);
+			wag[i] = wag[i] + w * (gg[i] - wag[i]);
+		}
+		vec x1 = uniform(n, -1, 1), g1 = uniform(n, -3, 3);
+		double want[20] = {ref_support(set0, gg), ref_support(set0, wag), dot(lin0, x), dot(lin0, wax), 0, 0, 0, 0, 0, 0,
+				   ref_support(set1, g1), NAN, dot(lin0, x1), 0, 0, 0, 0, 0, 0, 0};
+		vec p0(GP_REC * s.chunks()), p1(GP_REC * s.chunks()), res(20, NAN);
+		const double *l0 = lin0 ? lin0->data() : nullptr;
+		launch(s.grid, GP_THREADS, [&] {
+			gpump_average_partial(p0.data(), x.data(), gg.data(), aax.data(), aag.data(), set0.plo(), set0.phi(), set0.po(), l0, w, n, s.chunkLen);
+		});
+		launch(s.grid, GP_THREADS, [&] {
+			gpump_average_partial(p1.data(), l0 ? x1.data() : nullptr, g1.data(), nullptr, nullptr, set1.plo(), set1.phi(), set1.po(), l0, 0, n, s.chunkLen);
+		});
+		launch(2, GP_THREADS, [&] {
+			gpump_stats_finish(res.data(), p0.data(), s.chunks(), GP_MODE_AVERAGE | set0.mode(), set0.radius,
+					   p1.data(), s.chunks(), GP_MODE_CURRENT | set1.mode(), set1.radius);
+		});
+		const bool nanOK = std::isnan(res[11]);
+		res[11] = want[11] = 0;
+		const double e = maxrel(res.data(), want, 20);
+		const bool ok = nanOK && e < 1e-10 && maxerr(aax, wax, 1e-300) < 1e-15 && maxerr(aag, wag, 1e-300) < 1e-15;
+		report(ok, vname(pair ? "average box + current ball" : "average + current", s), "scalar err %.3g", e);
+	}
+
+	// NaN propagates to MinG like Go's math.Min, and through the sums.
+	vec x = simplex_point(n), gn = uniform(n, -3, 3), p1(GP_REC * s.chunks()), res(20, NAN);
 	gn[n - 1] = NAN;
-	launch(s.grid, GP_THREADS, [&] { gpump_average_partial(p1.data(), x.data(), gn.data(), nullptr, nullptr, 0, n, s.chunkLen); });
-	launch(1, GP_THREADS, [&] { gpump_stats_finish(res.data(), p1.data(), s.chunks(), GP_MODE_CURRENT, nullptr, 0, 0); });
-	report(std::isnan(res[0]), vname("NaN reaches MinG", s));
+	for (const SetRef *set : {&simplex, &box, &ball}) {
+		launch(s.grid, GP_THREADS, [&] {
+			gpump_average_partial(p1.data(), x.data(), gn.data(), nullptr, nullptr, set->plo(), set->phi(), set->po(), nullptr, 0, n, s.chunkLen);
+		});
+		launch(1, GP_THREADS, [&] { gpump_stats_finish(res.data(), p1.data(), s.chunks(), GP_MODE_CURRENT | set->mode(), set->radius, nullptr, 0, 0, 0); });
+		report(std::isnan(res[0]), vname(set == &simplex ? "NaN reaches MinG" : set == &box ? "NaN reaches MinG (box)" : "NaN reaches MinG (ball)", s));
+	}
 }
 
 // Port of tensorops CPU.RegretMatch.

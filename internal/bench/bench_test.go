@@ -1,4 +1,4 @@
-package tensorops
+package bench
 
 import (
 	"context"
@@ -7,17 +7,19 @@ import (
 	"time"
 
 	"gorgonia.org/tensor"
+
+	"github.com/gpump/gpump/tensorops"
 )
 
 func TestBench(t *testing.T) {
-	cpu := NewCPU(2)
+	cpu := tensorops.NewCPU(2)
 	defer cpu.Close()
 	for _, c := range []struct {
 		dt    tensor.Dtype
 		name  string
 		bytes int64
 	}{{tensor.Float64, "f64", 200 * 300 * 8}, {tensor.Float32, "f32", 200 * 300 * 4}} {
-		r, err := Bench(context.Background(), cpu, &BenchOptions{M: 200, N: 300, Dtype: c.dt, MinTime: 10 * time.Millisecond, Seed: 1})
+		r, err := Run(context.Background(), cpu, &Options{M: 200, N: 300, Dtype: c.dt, MinTime: 10 * time.Millisecond, Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -43,26 +45,26 @@ func TestBench(t *testing.T) {
 }
 
 func TestBenchErrors(t *testing.T) {
-	cpu := NewCPU(1)
+	cpu := tensorops.NewCPU(1)
 	ctx := context.Background()
-	for _, o := range []BenchOptions{
+	for _, o := range []Options{
 		{M: -1, N: 3},
 		{M: 3, N: 3, Dtype: tensor.Int},
 	} {
-		if _, err := Bench(ctx, cpu, &o); err == nil {
+		if _, err := Run(ctx, cpu, &o); err == nil {
 			t.Errorf("%+v: no error", o)
 		}
 	}
 	canceled, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := Bench(canceled, cpu, &BenchOptions{M: 3, N: 3}); err != context.Canceled {
+	if _, err := Run(canceled, cpu, &Options{M: 3, N: 3}); err != context.Canceled {
 		t.Errorf("canceled context: error %v", err)
 	}
 	// A context canceled while timing stops the measurement.
 	short, cancel2 := context.WithTimeout(ctx, 20*time.Millisecond)
 	defer cancel2()
 	t0 := time.Now()
-	if _, err := Bench(short, cpu, &BenchOptions{M: 50, N: 50, MinTime: time.Minute}); err != context.DeadlineExceeded {
+	if _, err := Run(short, cpu, &Options{M: 50, N: 50, MinTime: time.Minute}); err != context.DeadlineExceeded {
 		t.Errorf("expired context: error %v", err)
 	}
 	if d := time.Since(t0); d > 5*time.Second {
@@ -75,23 +77,23 @@ func TestBenchErrors(t *testing.T) {
 // stay on the simplex and the gap of the average, which ProxStats reports
 // for free, falls well below the start point's.
 func TestBenchIteration(t *testing.T) {
-	cpu := NewCPU(2)
+	cpu := tensorops.NewCPU(2)
 	defer cpu.Close()
-	s := &benchState{b: cpu}
 	m, n := 40, 60
-	if err := s.setup(m, n, false, 3); err != nil {
+	s, err := NewIteration(cpu, m, n, false, 3, tensorops.Entropic)
+	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.free()
+	defer s.Free()
 	if a := testing.AllocsPerRun(20, func() {
-		if err := s.iterate(); err != nil {
+		if err := s.Step(); err != nil {
 			t.Fatal(err)
 		}
 	}); a != 0 {
 		t.Errorf("an iteration allocates %v times", a)
 	}
 	if a := testing.AllocsPerRun(20, func() {
-		if err := s.operators(3); err != nil {
+		if err := s.Operators(3); err != nil {
 			t.Fatal(err)
 		}
 	}); a != 0 {
@@ -99,25 +101,24 @@ func TestBenchIteration(t *testing.T) {
 	}
 
 	// The gap of the uniform start point.
-	p, q := make(CPUVector, m), make(CPUVector, n)
+	p, q := make(tensorops.CPUVector, m), make(tensorops.CPUVector, n)
 	for i := range p {
 		p[i] = 1 / float64(m)
 	}
 	for j := range q {
 		q[j] = 1 / float64(n)
 	}
-	fp, fq := make(CPUVector, m), make(CPUVector, n)
+	fp, fq := make(tensorops.CPUVector, m), make(tensorops.CPUVector, n)
 	cpu.Operator(fp, fq, s.a, p, q)
 	gap0 := -minOf(fp) - minOf(fq)
-	for range 500 {
-		if err := s.iterate(); err != nil {
-			t.Fatal(err)
-		}
+	if err := s.Steps(500); err != nil {
+		t.Fatal(err)
 	}
-	gap := -s.stats[0].MinAvgG - s.stats[1].MinAvgG
+	st := s.Stats()
+	gap := -st[0].MinAvgG - st[1].MinAvgG
 	for k := range 2 {
 		var sum float64
-		for _, v := range vec(s.y[k].Value) {
+		for _, v := range s.y[k].Value.(tensorops.CPUVector) {
 			sum += v
 		}
 		if math.Abs(sum-1) > 1e-12 {

@@ -1,9 +1,11 @@
-package solver
+package problems
 
 import (
 	"fmt"
 	"math"
+	"sync"
 
+	"github.com/gpump/gpump/solver"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize/convex/lp"
 )
@@ -44,6 +46,17 @@ type LADLasso struct {
 	C      []float64
 	Lambda float64
 	K, D   int
+
+	once sync.Once
+	opt  float64
+	err  error
+}
+
+// optimum returns OptimumLP's value, solving the program on first use: the
+// registry's Info.Optimum.
+func (p *LADLasso) optimum() (float64, error) {
+	p.once.Do(func() { p.opt, _, p.err = p.OptimumLP() })
+	return p.opt, p.err
 }
 
 // Apply sets dst = F(u, w) with sign(0) = 0.
@@ -136,27 +149,27 @@ func (p *LADLasso) OptimumLP() (float64, []float64, error) {
 	}
 	_, x, err := lp.Simplex(cost, a, b, 1e-10, nil)
 	if err != nil {
-		return 0, nil, fmt.Errorf("solver: lad-lasso linear program: %w", err)
+		return 0, nil, fmt.Errorf("problems: lad-lasso linear program: %w", err)
 	}
 	u := make([]float64, d)
 	for j := range d {
-		u[j] = clamp(x[j]-x[d+j], -1, 1)
+		u[j] = math.Min(math.Max(x[j]-x[d+j], -1), 1)
 	}
 	return p.Primal(u), u, nil
 }
 
 // NewLADLasso builds the registry's "lad-lasso" problem with d = size (k =
 // 2d residuals; see LADLasso) on the product of the boxes [−1, 1]^d and
-// [−1, 1]^k, Euclidean setup. Bound is SPEC section 3's G0 recipe, evaluated
-// once (problemBound); Scale is the certified gap of the start point; there
+// [−1, 1]^k, Euclidean setup. Bound is the solver's G0 recipe
+// (solver.EstimateG0) evaluated once with the problem's generator; Scale is the certified gap of the start point; there
 // is no Lipschitz constant.
-func NewLADLasso(size int, seed uint64) (*Monotone, ProblemInfo, error) {
+func NewLADLasso(size int, seed uint64) (*solver.Monotone, Info, error) {
 	if size < 1 {
-		return nil, ProblemInfo{}, fmt.Errorf("solver: lad-lasso size %d", size)
+		return nil, Info{}, fmt.Errorf("problems: lad-lasso size %d", size)
 	}
 	d := size
 	k := 2 * d
-	rng := problemRNG(seed, 0x1ad1a550)
+	rng := newRNG(seed, 0x1ad1a550)
 	p := &LADLasso{B: make([]float64, k*d), C: make([]float64, k), K: k, D: d}
 	for i := range p.B {
 		p.B[i] = rng.NormFloat64()
@@ -188,24 +201,20 @@ func NewLADLasso(size int, seed uint64) (*Monotone, ProblemInfo, error) {
 		lmax = math.Max(lmax, math.Abs(s))
 	}
 	p.Lambda = 0.3 * lmax
-	opt, _, err := p.OptimumLP()
-	if err != nil {
-		return nil, ProblemInfo{}, err
-	}
-	boxU, _ := NewBox(d, -1, 1)
-	boxW, _ := NewBox(k, -1, 1)
-	m := &Monotone{F: p, Set: NewProduct(boxU, boxW)}
-	m.Bound = problemBound(p, m.Set, rng)
-	m.Scale = problemStartGap(m)
-	info := ProblemInfo{
+	boxU, _ := solver.NewBox(d, -1, 1)
+	boxW, _ := solver.NewBox(k, -1, 1)
+	m := &solver.Monotone{F: p, Set: solver.NewProduct(boxU, boxW)}
+	m.Bound = solver.EstimateG0(p, m.Set, rng)
+	m.Scale = startGap(m)
+	info := Info{
 		Name:    "lad-lasso",
-		Setting: SettingLipschitzBounded,
+		Setting: LipschitzBounded,
 		Rule:    "ga-bounded",
 		Summary: fmt.Sprintf("min_{u∈[−1,1]^%d} max_{w∈[−1,1]^%d} λ‖u‖₁ + wᵀ(Bu − c): LAD-lasso regression as a saddle point, λ = %.4g", d, k, p.Lambda),
 		Source: "LAD-lasso: Wang, Li and Jiang (2007); l1-regression saddle point: Juditsky and Nemirovski (2011); " +
 			"non-smooth bounded operator: the paper's Lipschitz bounded setting (A4), Theorem 3.2",
 		Size: size, Dim: d + k,
-		Optimum:   opt,
+		Optimum:   p.optimum,
 		Objective: func(x []float64) float64 { return p.Primal(x[:d]) },
 		Error:     p.SaddleGap,
 		ErrorKind: "saddle gap P(u) − Δ(w) (P primal, Δ dual objective)",

@@ -1,8 +1,10 @@
-package solver
+package problems
 
 import (
 	"fmt"
 	"math"
+
+	"github.com/gpump/gpump/solver"
 )
 
 // Center is the Bregman-bounded problem of the registry ("center"): minimax
@@ -16,7 +18,7 @@ import (
 // √max_k ‖x − b_k‖ grows without bound), so neither Lipschitz setting of
 // the paper applies; it grows like √‖x‖, which is exactly what relative
 // continuity with the cubic reference function admits (Lu 2019; the paper's
-// section 5 with R(x) = ⅓‖x‖³): with R = ⅓‖x‖³ + ½‖x‖² (Cubic, Sigma = 1),
+// section 5 with R(x) = ⅓‖x‖³): with R = ⅓‖x‖³ + ½‖x‖² (solver.Cubic, Sigma = 1),
 // √D(y, x)/‖y − x‖ ≥ √((1 + ‖x‖)/2) and ‖F(x)‖ ≤ √(‖x‖ + β) with β =
 // max_k ‖b_k‖, so F is M-Bregman bounded (C1) with M = √(2 max(1, β)), and
 // ga-bounded has rate O(√(log T / T)) (Theorem 5.1). (The quadratic term is
@@ -32,8 +34,8 @@ import (
 // minimizer is x* = c*, with f* = ⅔ ρ^{3/2}. Here ρ = 1 and ‖c*‖ = 2, a random
 // direction; the start point is 0.
 //
-// Unbounded domain: the setup's certification ball (Cubic.Radius) has
-// radius 3 = ‖c*‖ + ρ, which holds x* and every b_k; Solve's certified gap is
+// Unbounded domain: the setup's certification ball (solver.Cubic.Radius) has
+// radius 3 = ‖c*‖ + ρ, which holds x* and every b_k; solver.Solve's certified gap is
 // the restricted gap over that ball (an upper bound of f(x) − f*, since x*
 // lies in it), and D² = 3³/3 + 3²/2 = 13.5 ≥ R(x*) = D(x*, y₀), the paper's
 // (A1) at the start.
@@ -81,23 +83,23 @@ func (c *Center) Objective(x []float64) float64 {
 
 // NewCenter builds the registry's "center" problem in dimension d = size
 // (3d points; see Center) with the cubic setup R = ⅓‖x‖³ + ½‖x‖² and
-// certification radius 3. Bound is SPEC section 3's G0 recipe evaluated once
-// (problemBound, on the certification ball): F has no bound on R^d. Scale
+// certification radius 3. Bound is the solver's G0 recipe (solver.EstimateG0)
+// evaluated once with the problem's generator, on the certification ball: F has no bound on R^d. Scale
 // is the certified gap of the start point.
-func NewCenter(size int, seed uint64) (*Monotone, ProblemInfo, error) {
+func NewCenter(size int, seed uint64) (*solver.Monotone, Info, error) {
 	if size < 1 {
-		return nil, ProblemInfo{}, fmt.Errorf("solver: center size %d", size)
+		return nil, Info{}, fmt.Errorf("problems: center size %d", size)
 	}
 	d := size
 	const rho, dist = 1.0, 2.0
-	rng := problemRNG(seed, 0xce47e4)
+	rng := newRNG(seed, 0xce47e4)
 	unit := func() []float64 {
 		for {
 			v := make([]float64, d)
 			for i := range v {
 				v[i] = rng.NormFloat64()
 			}
-			if n := norm2(v); n > 1e-3 {
+			if n := math.Sqrt(dot(v, v)); n > 1e-3 {
 				for i := range v {
 					v[i] /= n
 				}
@@ -129,19 +131,19 @@ func NewCenter(size int, seed uint64) (*Monotone, ProblemInfo, error) {
 		c.Points = append(c.Points, b...)
 	}
 	fs := 2.0 / 3 * rho * math.Sqrt(rho)
-	geo := &Cubic{N: d, Sigma: 1, Radius: dist + rho}
-	m := &Monotone{F: c, Set: geo}
-	m.Bound = problemBound(c, geo, rng)
-	m.Scale = problemStartGap(m)
-	info := ProblemInfo{
+	geo := &solver.Cubic{N: d, Sigma: 1, Radius: dist + rho}
+	m := &solver.Monotone{F: c, Set: geo}
+	m.Bound = solver.EstimateG0(c, geo, rng)
+	m.Scale = startGap(m)
+	info := Info{
 		Name:    "center",
-		Setting: SettingBregmanBounded,
+		Setting: BregmanBounded,
 		Rule:    "ga-bounded",
 		Summary: fmt.Sprintf("min_{x∈R^%d} max_k ⅔‖x − b_k‖^{3/2} over %d points (1-center, planted), cubic setup", d, c.K),
 		Source: "relative continuity: Lu (2019), reference function ⅓‖x‖³ (+ ½‖x‖²); the paper's Bregman bounded " +
 			"setting (C1), Theorem 5.1; restricted gap: Nesterov (2007)",
 		Size: size, Dim: d,
-		Optimum:   fs,
+		Optimum:   known(fs),
 		Solution:  cs,
 		Objective: c.Objective,
 		Error:     func(x []float64) float64 { return c.Objective(x) - fs },

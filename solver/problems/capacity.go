@@ -1,8 +1,11 @@
-package solver
+package problems
 
 import (
 	"fmt"
 	"math"
+	"slices"
+
+	"github.com/gpump/gpump/solver"
 )
 
 // Capacity is the Bregman-smooth problem of the registry ("capacity"):
@@ -70,35 +73,35 @@ func (c *Capacity) Solution() ([]float64, float64) {
 
 // NewCapacity builds the registry's "capacity" problem with n = size links
 // (see Capacity) on the entropic simplex. No bound of ‖F‖_∞ exists on the
-// simplex, and SPEC section 3's recipe (random points of the simplex) would
+// simplex, and the solver's G0 recipe (solver.EstimateG0) (random points of the simplex) would
 // meet coordinates near 0 and make G0, hence the first step, arbitrarily bad;
 // Bound is instead twice ‖F(y₀)‖_∞ = 2 n² max w_i at the uniform start y₀,
 // the scale of the operator along the iterates (the paper's (A3)), which the
 // universal rules use only for their first step D/G0. Scale is the
 // certified gap of the start point; there is no Lipschitz constant.
-func NewCapacity(size int, seed uint64) (*Monotone, ProblemInfo, error) {
+func NewCapacity(size int, seed uint64) (*solver.Monotone, Info, error) {
 	if size < 2 {
-		return nil, ProblemInfo{}, fmt.Errorf("solver: capacity size %d (want ≥ 2)", size)
+		return nil, Info{}, fmt.Errorf("problems: capacity size %d (want ≥ 2)", size)
 	}
-	rng := problemRNG(seed, 0xca9ac17)
+	rng := newRNG(seed, 0xca9ac17)
 	c := &Capacity{W: make([]float64, size)}
 	for i := range c.W {
 		c.W[i] = math.Exp(3 * (2*rng.Float64() - 1))
 	}
 	xs, fs := c.Solution()
-	m := &Monotone{F: c, Set: EntropicSimplex{N: size}}
+	m := &solver.Monotone{F: c, Set: solver.EntropicSimplex{N: size}}
 	n := float64(size)
-	m.Bound = 2 * n * n * maxOf(c.W)
-	m.Scale = problemStartGap(m)
-	info := ProblemInfo{
+	m.Bound = 2 * n * n * slices.Max(c.W)
+	m.Scale = startGap(m)
+	info := Info{
 		Name:    "capacity",
-		Setting: SettingBregmanSmooth,
+		Setting: BregmanSmooth,
 		Rule:    "ga-smooth",
 		Summary: fmt.Sprintf("min_{x∈Δ_%d} Σ w_i/x_i (square-root capacity assignment), entropic setup", size),
 		Source: "Kleinrock (1964), square-root capacity assignment; singular resource-allocation operators: Antonakopoulos, " +
 			"Belmega and Mertikopoulos (2019); the paper's Bregman smooth setting (B1), Theorem 4.1",
 		Size: size, Dim: size,
-		Optimum:   fs,
+		Optimum:   known(fs),
 		Solution:  xs,
 		Objective: c.Objective,
 		Error:     func(x []float64) float64 { return c.Objective(x) - fs },

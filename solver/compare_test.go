@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/gpump/gpump/solver"
+	"github.com/gpump/gpump/solver/problems"
 )
 
 var compareRules = flag.Bool("compare", false, "run TestCompareRules, the step-rule comparison on the registry's problems (also GPUMP_COMPARE=1)")
@@ -34,208 +34,13 @@ func (h *gapHistory) Record(r *solver.Record) error {
 	return nil
 }
 
-func newProblem(t testing.TB, name string, size int, seed uint64) (*solver.Monotone, solver.ProblemInfo) {
+func newProblem(t testing.TB, name string, size int, seed uint64) *solver.Monotone {
 	t.Helper()
-	p, info, err := solver.NewProblem(name, size, seed)
+	p, _, err := problems.New(name, size, seed)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return p, info
-}
-
-func solveProblem(t testing.TB, p *solver.Monotone, rule string, prm solver.Params, s solver.Settings) *solver.Result {
-	t.Helper()
-	m, err := solver.NewMethod(rule, prm)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := solver.Solve(context.Background(), p, &s, m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
-}
-
-// TestProblemRegistry: every registered problem builds at its default size,
-// with the setting and rule of the spec, a valid, finite Scale and Bound,
-// and deterministically from its seed; unknown names and bad sizes are
-// errors.
-func TestProblemRegistry(t *testing.T) {
-	specs := solver.Problems()
-	if got, want := solver.ProblemNames(), []string{"lad-lasso", "capacity", "center"}; !slices.Equal(got, want) {
-		t.Fatalf("names %v, want %v", got, want)
-	}
-	settings := map[string]bool{}
-	for _, s := range specs {
-		p, info := newProblem(t, s.Name, 0, 1)
-		settings[s.Setting] = true
-		if info.Name != s.Name || info.Setting != s.Setting || info.Rule != s.Rule || info.Size != s.DefaultSize {
-			t.Errorf("%s: info %q %q %q size %d, spec %+v", s.Name, info.Name, info.Setting, info.Rule, info.Size, s)
-		}
-		if info.Dim != p.Dim() || info.Summary == "" || info.Source == "" || info.ErrorKind == "" || info.GapKind == "" || s.SizeParam == "" {
-			t.Errorf("%s: incomplete info %+v", s.Name, info)
-		}
-		if !(p.Scale > 0) || !(p.Bound > 0) || math.IsInf(p.Scale, 0) || math.IsInf(p.Bound, 0) || p.Lipschitz != 0 {
-			t.Errorf("%s: scale %g, bound %g, Lipschitz %g", s.Name, p.Scale, p.Bound, p.Lipschitz)
-		}
-		if d2 := p.Set.DiameterSq(); !(d2 > 0) || math.IsInf(d2, 0) {
-			t.Errorf("%s: D² = %g", s.Name, d2)
-		}
-		if info.Solution != nil && math.Abs(info.Error(info.Solution)) > 1e-9*p.Scale {
-			t.Errorf("%s: error %g at the known solution", s.Name, info.Error(info.Solution))
-		}
-		// Same seed, same problem; another seed, another one.
-		x := make([]float64, p.Dim())
-		for i := range x {
-			x[i] = 0.01 * float64(i%7)
-		}
-		if s.Name == "capacity" {
-			for i := range x {
-				x[i] = float64(i+1) / float64(p.Dim()*(p.Dim()+1)/2)
-			}
-		}
-		_, again := newProblem(t, strings.ToUpper(s.Name), s.DefaultSize, 1)
-		_, other := newProblem(t, s.Name, s.DefaultSize, 2)
-		if a, b := info.Objective(x), again.Objective(x); a != b {
-			t.Errorf("%s: seed 1 gives objectives %v and %v", s.Name, a, b)
-		}
-		if a, b := info.Objective(x), other.Objective(x); a == b {
-			t.Errorf("%s: seeds 1 and 2 give the same objective %v", s.Name, a)
-		}
-		small, sinfo := newProblem(t, s.Name, 3, 5)
-		if sinfo.Size != 3 || small.Dim() == p.Dim() {
-			t.Errorf("%s: size 3 gives dimension %d", s.Name, small.Dim())
-		}
-	}
-	if len(settings) != 3 || settings[solver.SettingLipschitzSmooth] {
-		t.Errorf("settings covered: %v", settings)
-	}
-	if _, _, err := solver.NewProblem("nope", 0, 1); err == nil {
-		t.Error("unknown problem: no error")
-	}
-	for _, c := range []struct {
-		name string
-		size int
-	}{{"capacity", 1}} {
-		if _, _, err := solver.NewProblem(c.name, c.size, 1); err == nil {
-			t.Errorf("%s size %d: no error", c.name, c.size)
-		}
-	}
-	for _, f := range []func(int, uint64) (*solver.Monotone, solver.ProblemInfo, error){solver.NewLADLasso, solver.NewCapacity, solver.NewCenter} {
-		if _, _, err := f(-1, 1); err == nil {
-			t.Error("size −1: no error")
-		}
-	}
-}
-
-// TestLADLassoConverges (Lipschitz bounded): ga-bounded, 20000 iterations.
-// The LP optimum v* is checked from both sides by weak duality, Δ(w) ≤ v* ≤
-// P(u), at the solver's point; the exact saddle gap P(u) − Δ(w) is below the
-// certified gap, which is below 1.5% of the start's (the O(1/√T) rate makes
-// 1e-3 cost about 100 times more).
-func TestLADLassoConverges(t *testing.T) {
-	p, info := newProblem(t, "lad-lasso", 0, 1)
-	res := solveProblem(t, p, "ga-bounded", solver.Params{}, solver.Settings{MaxIterations: 20000})
-	lad := p.F.(*solver.LADLasso)
-	u, w := res.X[:lad.D], res.X[lad.D:]
-	tol := 1e-9 * p.Scale
-	primal, dual := lad.Primal(u), lad.Dual(w)
-	if dual > info.Optimum+tol || primal < info.Optimum-tol {
-		t.Errorf("weak duality violated: Δ(w) = %.10g, v* = %.10g, P(u) = %.10g", dual, info.Optimum, primal)
-	}
-	if e := info.Error(res.X); e < -tol || e > res.Gap+tol {
-		t.Errorf("exact saddle gap %g, certified %g", e, res.Gap)
-	}
-	if res.RelGap > 0.015 {
-		t.Errorf("relative gap %g after %d iterations, want ≤ 0.015", res.RelGap, res.Iterations)
-	}
-	// The LP's minimizer attains v*.
-	v, uLP, err := lad.OptimumLP()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if v != info.Optimum || math.Abs(lad.Primal(uLP)-v) > tol {
-		t.Errorf("LP value %g, P(u_LP) %g, info %g", v, lad.Primal(uLP), info.Optimum)
-	}
-	t.Logf("v* = %.8g, P(u) − v* = %.3g, v* − Δ(w) = %.3g, certified %.3g (relative %.3g)",
-		info.Optimum, primal-info.Optimum, info.Optimum-dual, res.Gap, res.RelGap)
-}
-
-// TestCapacityConverges (Bregman smooth): ga-smooth to relative gap 1e-10.
-// The returned point matches the closed-form square-root assignment, and the
-// objective error is between 0 and the certified gap.
-func TestCapacityConverges(t *testing.T) {
-	p, info := newProblem(t, "capacity", 0, 1)
-	res := solveProblem(t, p, "ga-smooth", solver.Params{}, solver.Settings{RelGap: 1e-10, MaxIterations: 5000})
-	if res.Status != solver.Converged {
-		t.Fatalf("%v: relative gap %g after %d iterations", res.Status, res.RelGap, res.Iterations)
-	}
-	e := info.Error(res.X)
-	if e < -1e-12*info.Optimum || e > res.Gap+1e-12*info.Optimum {
-		t.Errorf("f(x) − f* = %g, certified gap %g", e, res.Gap)
-	}
-	var l1 float64
-	for i, v := range res.X {
-		l1 += math.Abs(v - info.Solution[i])
-	}
-	if l1 > 1e-5 {
-		t.Errorf("‖x − x*‖₁ = %g", l1)
-	}
-	t.Logf("%d iterations, f(x) − f* = %.3g, certified %.3g, ‖x − x*‖₁ = %.3g, point %v", res.Iterations, e, res.Gap, l1, res.Point)
-}
-
-// TestCenterConverges (Bregman bounded, unbounded domain): ga-bounded,
-// 20000 iterations. The restricted gap (x* lies in the certification ball)
-// bounds the objective error, which bounds the distance to the planted x*
-// (f(x) − f* ≥ ⅔((ρ² + ‖x − x*‖²)^{3/4} − ρ^{3/2}), ρ = 1).
-func TestCenterConverges(t *testing.T) {
-	p, info := newProblem(t, "center", 0, 1)
-	res := solveProblem(t, p, "ga-bounded", solver.Params{}, solver.Settings{MaxIterations: 20000})
-	e := info.Error(res.X)
-	if e < -1e-12 || e > res.Gap+1e-12 {
-		t.Errorf("f(x) − f* = %g, certified gap %g", e, res.Gap)
-	}
-	if res.RelGap > 0.004 {
-		t.Errorf("relative gap %g after %d iterations, want ≤ 0.004", res.RelGap, res.Iterations)
-	}
-	var d2 float64
-	for i, v := range res.X {
-		d2 += (v - info.Solution[i]) * (v - info.Solution[i])
-	}
-	if lower := 2.0 / 3 * (math.Pow(1+d2, 0.75) - 1); lower > e+1e-12 {
-		t.Errorf("‖x − x*‖² = %g, but f(x) − f* = %g < %g", d2, e, lower)
-	}
-	if d2 > 1e-3 {
-		t.Errorf("‖x − x*‖ = %g", math.Sqrt(d2))
-	}
-	t.Logf("f(x) − f* = %.3g, certified %.3g (relative %.3g), ‖x − x*‖ = %.3g", e, res.Gap, res.RelGap, math.Sqrt(d2))
-}
-
-// TestCenterNeedsDiameter: without a certification radius the cubic setup
-// has no diameter, and Solve asks for Settings.Diameter. Given one, nothing
-// is certified (gap +Inf), and the returned point is the average, as the
-// paper's method returns, not the start point: its error is less than half
-// the start's after 10 iterations.
-func TestCenterNeedsDiameter(t *testing.T) {
-	p, _ := newProblem(t, "center", 4, 1)
-	p.Set = &solver.Cubic{N: 4, Sigma: 1}
-	m, _ := solver.NewMethod("ga-bounded", solver.Params{})
-	if _, err := solver.Solve(context.Background(), p, &solver.Settings{MaxIterations: 10}, m); err == nil {
-		t.Error("no error without a diameter")
-	}
-	res, err := solver.Solve(context.Background(), p, &solver.Settings{MaxIterations: 10, Diameter: 3}, m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !math.IsInf(res.Gap, 1) {
-		t.Errorf("gap %g without a certification ball, want +Inf", res.Gap)
-	}
-	_, info := newProblem(t, "center", 4, 1)
-	start := make([]float64, 4) // argmin R
-	if res.Point != solver.AveragePoint || !(info.Error(res.X) < info.Error(start)/2) {
-		t.Errorf("uncertified run returned the %v point with error %g; the start's is %g",
-			res.Point, info.Error(res.X), info.Error(start))
-	}
+	return p
 }
 
 // logLogSlope fits log g = a + s log T by least squares and returns s.
@@ -261,9 +66,11 @@ func rateSlope(t *testing.T, name, rule string, t0 int) float64 {
 	logs := make([]float64, len(ts))
 	const seeds = 3
 	for seed := uint64(1); seed <= seeds; seed++ {
-		p, _ := newProblem(t, name, 0, seed)
+		p := newProblem(t, name, 0, seed)
 		var h gapHistory
-		solveProblem(t, p, rule, solver.Params{}, solver.Settings{MaxIterations: ts[len(ts)-1], Recorder: &h})
+		if _, err := solver.Solve(context.Background(), p, &solver.Settings{MaxIterations: ts[len(ts)-1], Recorder: &h}, method(t, rule)); err != nil {
+			t.Fatal(err)
+		}
 		for i, T := range ts {
 			logs[i] += math.Log(h.avg[T]) / seeds
 		}
@@ -353,7 +160,7 @@ type compareCase struct {
 // = F, so that every gap in the table is certified.
 func compareCases() []compareCase {
 	cases := []compareCase{{
-		name: "uniform 500×500 game", setting: solver.SettingLipschitzSmooth, rule: "ga-smooth",
+		name: "uniform 500×500 game", setting: problems.LipschitzSmooth, rule: "ga-smooth",
 		build: func(t *testing.T, stochastic bool) (solver.Problem, solver.Settings) {
 			g, err := solver.NewMatrixGame(referenceGames(t)["uniform[0,1] 500x500"])
 			if err != nil {
@@ -362,14 +169,14 @@ func compareCases() []compareCase {
 			if !stochastic {
 				return g, solver.Settings{MaxEvaluations: compareGameBudget}
 			}
-			return g, solver.Settings{MaxEvaluations: 10 * compareGameBudget, Oracle: solver.Sampled, Batch: compareGameBatch, Seed: 1}
+			return &solver.SampledGame{Game: g, Batch: compareGameBatch, Seed: 1}, solver.Settings{MaxEvaluations: 10 * compareGameBudget}
 		},
 	}}
-	for _, spec := range solver.Problems() {
+	for _, spec := range problems.All() {
 		cases = append(cases, compareCase{
 			name: spec.Name, setting: spec.Setting, rule: spec.Rule,
 			build: func(t *testing.T, stochastic bool) (solver.Problem, solver.Settings) {
-				p, _ := newProblem(t, spec.Name, 0, 1)
+				p := newProblem(t, spec.Name, 0, 1)
 				if stochastic {
 					xi := make([]float64, p.Dim())
 					solver.Noisy(constOperator(make([]float64, p.Dim())), 1, 2).Apply(xi, nil)
@@ -388,9 +195,9 @@ func compareCases() []compareCase {
 func compareRuns(t *testing.T, c compareCase, stochastic bool) []compareRow {
 	type run struct {
 		label, rule string
-		prm         func(solver.Problem) solver.Params
+		knobs       func(solver.Problem) []string
 	}
-	none := func(solver.Problem) solver.Params { return solver.Params{} }
+	none := func(solver.Problem) []string { return nil }
 	runs := []run{
 		{"ga-smooth", "ga-smooth", none},
 		{"ga-bounded (c = 1)", "ga-bounded", none},
@@ -398,14 +205,14 @@ func compareRuns(t *testing.T, c compareCase, stochastic bool) []compareRow {
 		{"bach-levy", "bach-levy", none},
 		{"amp", "amp", none},
 		{"adaprox", "adaprox", none},
-		{"constant", "constant", func(p solver.Problem) solver.Params {
+		{"constant", "constant", func(p solver.Problem) []string {
 			// A game has its 1/L. The registry's problems have no
 			// Lipschitz constant: their constant rule runs with the
 			// universal rules' first step D/G0.
 			if m, ok := p.(*solver.Monotone); ok {
-				return solver.Params{Eta: math.Sqrt(m.Set.DiameterSq()) / m.Bound}
+				return []string{"eta", fmt.Sprint(math.Sqrt(m.Set.DiameterSq()) / m.Bound)}
 			}
-			return solver.Params{}
+			return nil
 		}},
 		{"backtracking", "backtracking", none},
 	}
@@ -417,7 +224,7 @@ func compareRuns(t *testing.T, c compareCase, stochastic bool) []compareRow {
 		wg.Go(func() {
 			var h gapHistory
 			s.Recorder = &h
-			m, err := solver.NewMethod(r.rule, r.prm(p))
+			m, err := newMethod(r.rule, r.knobs(p)...)
 			if err != nil {
 				errs[k] = err
 				return

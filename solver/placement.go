@@ -1,0 +1,396 @@
+package solver
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gpump/gpump/tensorops"
+)
+
+// placement is a game on a backend: the placed matrix and the engines of
+// the methods that solved it, each with its vectors.
+type placement struct {
+	g    *MatrixGame
+	be   tensorops.Backend
+	own  *tensorops.CPU // the temporary backend of an unplaced game's solve
+	a    tensorops.Matrix
+	unit float64
+	// sets are the box and ball blocks' sets on the backend (a simplex
+	// block's Setup is the method's), lin the linear terms (nil: none).
+	sets [2]tensorops.Set
+	lin  [2]tensorops.Vector
+	// at is Aᵀ for the sampled oracle, made for payoff version atVersion.
+	at        tensorops.Matrix
+	atVersion int
+	owned     []any
+	mp        [2]*mpEngine // by setup
+	sampled   [2]*mpEngine
+	rm        *rmEngine
+	omwu      *omwuEngine
+}
+
+func newPlacement(g *MatrixGame, be tensorops.Backend) (*placement, error) {
+	a, err := be.NewMatrix(g.a)
+	if err != nil {
+		return nil, fmt.Errorf("solver: %w", err)
+	}
+	pl := &placement{g: g, be: be, a: a, unit: unitOf(g.maxAbs), owned: []any{a}}
+	for k := range 2 {
+		if err := pl.placeBlock(k); err != nil {
+			pl.free()
+			return nil, err
+		}
+	}
+	return pl, nil
+}
+
+// placeBlock puts block k's set vectors and linear term on the backend.
+func (pl *placement) placeBlock(k int) error {
+	b, n := &pl.g.blocks[k], pl.g.size(k)
+	load := func(dst *tensorops.Vector, x []float64) error {
+		if x == nil {
+			return nil
+		}
+		v, err := pl.vec(n)
+		if err == nil {
+			err = pl.be.Load(v, x)
+		}
+		*dst = v
+		return err
+	}
+	set := &pl.sets[k]
+	switch b.kind() {
+	case boxBlock:
+		set.Setup = tensorops.Box
+	case ballBlock:
+		set.Setup, set.Radius = tensorops.Ball, b.Radius
+	}
+	for _, l := range []struct {
+		dst *tensorops.Vector
+		x   []float64
+	}{{&set.Lo, b.Lo}, {&set.Hi, b.Hi}, {&set.Center, b.Center}, {&pl.lin[k], b.Lin}} {
+		if err := load(l.dst, l.x); err != nil {
+			return fmt.Errorf("solver: %w", err)
+		}
+	}
+	return nil
+}
+
+// release ends one solve: a temporary placement is freed with its backend,
+// the game's own is unlocked.
+func (pl *placement) release() {
+	if pl.own != nil {
+		pl.free()
+		pl.own.Close()
+		return
+	}
+	pl.g.mu.Unlock()
+}
+
+func (pl *placement) free() { pl.be.Free(pl.owned...) }
+
+// vec allocates a vector of length n, freed with the placement.
+func (pl *placement) vec(n int) (tensorops.Vector, error) {
+	v, err := pl.be.NewVector(n)
+	if err != nil {
+		return nil, fmt.Errorf("solver: %w", err)
+	}
+	pl.owned = append(pl.owned, v)
+	return v, nil
+}
+
+// gameBase is what every engine on a game keeps on the backend: the best
+// point so far and the scratch to evaluate, scale and certify.
+type gameBase struct {
+	pl   *placement
+	be   tensorops.Backend
+	set  [2]tensorops.Set
+	lin  [2]tensorops.Vector
+	size [2]int
+	best [2]tensorops.Vector
+	f    [2]tensorops.Vector // the operator at the best point, at the end
+	// scaled holds the strategies times the game's unit, when it is not 1.
+	scaled [2]tensorops.Vector
+	gs     [2]tensorops.GapStats
+	ab     [2]tensorops.AvgBlock
+	// host holds a point on its way to or from the backend (warm starts,
+	// restarts, the result).
+	host []float64
+	// warm: the solve started from Settings.Init, which best holds.
+	warm      bool
+	evals     int
+	passes    int
+	gapPasses int
+}
+
+// newBase returns a base whose simplex blocks have setup s.
+func (pl *placement) newBase(s tensorops.Setup) (gameBase, error) {
+	m, n := pl.g.m, pl.g.n
+	b := gameBase{pl: pl, be: pl.be, set: pl.sets, lin: pl.lin, size: [2]int{m, n}, host: make([]float64, m+n)}
+	for k := range 2 {
+		if pl.g.blocks[k].kind() == simplexBlock {
+			b.set[k] = tensorops.Set{Setup: s}
+		}
+	}
+	for k := range 2 {
+		for _, v := range []*tensorops.Vector{&b.best[k], &b.f[k], &b.scaled[k]} {
+			var err error
+			if *v, err = pl.vec(b.size[k]); err != nil {
+				return b, err
+			}
+		}
+	}
+	return b, nil
+}
+
+// vec allocates a vector the size of block k.
+func (b *gameBase) vec(k int) (tensorops.Vector, error) { return b.pl.vec(b.size[k]) }
+
+// point allocates one block's point: two vectors for the entropic setup
+// (log-weights and probabilities), one for the others.
+func (b *gameBase) point(k int, s tensorops.Setup) (tensorops.Point, error) {
+	v, err := b.vec(k)
+	if err != nil || s != tensorops.Entropic {
+		return tensorops.Point{State: v, Value: v}, err
+	}
+	l, err := b.vec(k)
+	return tensorops.Point{State: l, Value: v}, err
+}
+
+// begin resets the work counters for a new solve and zeroes the running
+// averages avg, so that a solve of a placed game is bit for bit the solve
+// of a new one (avg + 1·(x − avg) is x exactly only for avg = 0).
+func (b *gameBase) begin(avg ...[2]tensorops.Vector) {
+	b.evals, b.passes, b.gapPasses, b.warm = 0, 0, 0, false
+	for _, v := range avg {
+		for k := range 2 {
+			b.be.Axpby(v[k], 0, v[k], 0, v[k])
+		}
+	}
+}
+
+// certifyInit checks the warm start init, writes it normalized to the host
+// buffer and, in the entropic setup, where the method starts from it mixed
+// with the uniform distribution, makes it the best point and certifies it
+// with a pass, so that a solve never returns worse than its warm start
+// (ok is then true).
+func (b *gameBase) certifyInit(init []float64) (c certificate, ok bool, err error) {
+	if err := b.initPair(init); err != nil {
+		return noCertificate, false, err
+	}
+	if b.set[0].Setup != tensorops.Entropic && b.set[1].Setup != tensorops.Entropic {
+		return noCertificate, false, nil
+	}
+	m := b.size[0]
+	for k, x := range [2][]float64{b.host[:m], b.host[m:]} {
+		if err := b.be.Load(b.best[k], x); err != nil {
+			return noCertificate, false, fmt.Errorf("solver: %w", err)
+		}
+	}
+	b.warm = true
+	c, err = b.certifyPass(b.best)
+	return c, err == nil, err
+}
+
+func (b *gameBase) shape() shape {
+	g := b.pl.g
+	scale := g.maxAbs * b.pl.unit
+	if scale == 0 {
+		scale = 1
+	}
+	return shape{dim: g.m + g.n, scale: scale, unit: b.pl.unit, game: true}
+}
+
+func (b *gameBase) work(st *Stats) {
+	st.Evaluations, st.MatrixPasses, st.GapPasses = b.evals, b.passes, b.gapPasses
+}
+
+func (b *gameBase) release() { b.pl.release() }
+
+// in returns the strategy v of block k as a pass over A needs it: times
+// the game's unit when it is above 1 (tiny payoffs), else v itself.
+func (b *gameBase) in(k int, v tensorops.Vector) tensorops.Vector {
+	if b.pl.unit <= 1 {
+		return v
+	}
+	b.be.Axpby(b.scaled[k], b.pl.unit, v, 0, v)
+	return b.scaled[k]
+}
+
+// out brings the result f of a pass into internal units: times the game's
+// unit when it is below 1 (huge payoffs).
+func (b *gameBase) out(f tensorops.Vector) {
+	if u := b.pl.unit; u < 1 {
+		b.be.Axpby(f, u, f, 0, f)
+	}
+}
+
+// pass sets f = F(p, q) = (−(A q + b), Aᵀp + c) with one pass over A, in
+// internal units.
+func (b *gameBase) pass(f [2]tensorops.Vector, p, q tensorops.Vector) {
+	b.be.Operator(f[0], f[1], b.pl.a, b.in(0, p), b.in(1, q))
+	for k, sign := range [2]float64{-1, 1} {
+		b.out(f[k])
+		if l := b.lin[k]; l != nil {
+			b.be.Axpby(f[k], 1, f[k], sign*b.pl.unit, l)
+		}
+	}
+	b.passes++
+}
+
+// operator is pass counted as an operator evaluation.
+func (b *gameBase) operator(f [2]tensorops.Vector, p, q tensorops.Vector) {
+	b.pass(f, p, q)
+	b.evals++
+}
+
+// certificates turns the blocks' gap quantities into the certificates of
+// the current point and of the average: the saddle value lies between
+// min_{y′} f(x, y′) = min_Y ⟨Aᵀx + c, y′⟩ + ⟨b, x⟩ (MinG of the column block
+// plus LinX of the row block) and max_{x′} f(x′, y) = −min_X ⟨−(A y + b),
+// x′⟩ + ⟨c, y⟩; for a matrix game, min_j (Aᵀp)_j and max_i (A q)_i.
+func (b *gameBase) certificates(r, c *tensorops.GapStats) (last, avg certificate) {
+	u := b.pl.unit
+	last.lower, last.upper = c.MinG+u*r.LinX, -r.MinG+u*c.LinX
+	avg.lower, avg.upper = c.MinAvgG+u*r.LinAvgX, -r.MinAvgG+u*c.LinAvgX
+	last.gap, avg.gap = last.upper-last.lower, avg.upper-avg.lower
+	return last, avg
+}
+
+// block returns the AvgBlock of block k at the point x with operator value
+// f and the running averages avgX and avgF (nil: none).
+func (b *gameBase) block(k int, x, f, avgX, avgF tensorops.Vector) tensorops.AvgBlock {
+	return tensorops.AvgBlock{Set: b.set[k], X: x, G: f, Lin: b.lin[k], AvgX: avgX, AvgG: avgF}
+}
+
+// certify certifies the pair x whose operator value is f.
+func (b *gameBase) certify(x, f [2]tensorops.Vector) (certificate, error) {
+	for k := range 2 {
+		b.ab[k] = b.block(k, x[k], f[k], nil, nil)
+	}
+	if err := b.be.Average(b.gs[:], 0, b.ab[:]); err != nil {
+		return noCertificate, fmt.Errorf("solver: %w", err)
+	}
+	last, _ := b.certificates(&b.gs[0], &b.gs[1])
+	return last, nil
+}
+
+// certifyPass certifies the pair x with a fresh pass over A into f: a gap
+// pass, not an operator evaluation.
+func (b *gameBase) certifyPass(x [2]tensorops.Vector) (certificate, error) {
+	b.pass(b.f, x[0], x[1])
+	b.gapPasses++
+	return b.certify(x, b.f)
+}
+
+// finish brings the best point to the host, moves each block back onto its
+// set (a running average drifts off the simplex by rounding), and certifies
+// exactly that point with a fresh pass over A, so the reported gap does not
+// inherit the rounding of the running averages of A q and Aᵀp.
+func (b *gameBase) finish(dst *Result) (certificate, error) {
+	m, n := b.size[0], b.size[1]
+	if cap(dst.X) < m+n {
+		dst.X = make([]float64, m+n)
+	}
+	dst.X = dst.X[:m+n]
+	dst.Row, dst.Column = dst.X[:m:m], dst.X[m:]
+	parts := [2][]float64{dst.Row, dst.Column}
+	for k := range 2 {
+		if err := b.be.Store(parts[k], b.best[k]); err != nil {
+			return noCertificate, fmt.Errorf("solver: %w", err)
+		}
+		b.pl.g.blocks[k].clean(parts[k])
+		if err := b.be.Load(b.best[k], parts[k]); err != nil {
+			return noCertificate, fmt.Errorf("solver: %w", err)
+		}
+	}
+	return b.certifyPass(b.best)
+}
+
+// normalize clips x at 0 and scales it to sum 1.
+func normalize(x []float64) {
+	var s float64
+	for i, v := range x {
+		v = math.Max(v, 0)
+		x[i] = v
+		s += v
+	}
+	for i := range x {
+		x[i] /= s
+	}
+}
+
+// initPair checks a warm start for the game and writes its normalized
+// strategies into the host buffer.
+func (b *gameBase) initPair(init []float64) error {
+	m, n := b.size[0], b.size[1]
+	if len(init) != m+n {
+		return fmt.Errorf("solver: warm start of length %d for a %d×%d game (want %d = m + n)", len(init), m, n, m+n)
+	}
+	copy(b.host, init)
+	for k, x := range [2][]float64{b.host[:m], b.host[m:]} {
+		if err := b.pl.g.blocks[k].fix(x, player(k)); err != nil {
+			return fmt.Errorf("solver: warm start: %w", err)
+		}
+	}
+	return nil
+}
+
+func player(k int) string { return [2]string{"row", "column"}[k] }
+
+// hostBest copies the best point into the host buffer, on its sets.
+func (b *gameBase) hostBest() error {
+	m := b.size[0]
+	for k, x := range [2][]float64{b.host[:m], b.host[m:]} {
+		if err := b.be.Store(x, b.best[k]); err != nil {
+			return fmt.Errorf("solver: %w", err)
+		}
+		b.pl.g.blocks[k].clean(x)
+	}
+	return nil
+}
+
+// loadPoint loads block k of the host buffer into the point z of setup s.
+// An entropic point is mixed with a fraction mix of the uniform
+// distribution, so that no strategy starts at weight 0 (see startMix).
+func (b *gameBase) loadPoint(z tensorops.Point, k int, s tensorops.Setup, mix float64) error {
+	x := b.host[:b.size[0]]
+	if k == 1 {
+		x = b.host[b.size[0]:]
+	}
+	if s == tensorops.Entropic {
+		u := mix / float64(len(x))
+		for i, v := range x {
+			x[i] = (1-mix)*v + u
+		}
+		normalize(x)
+		if err := b.be.Load(z.Value, x); err != nil {
+			return fmt.Errorf("solver: %w", err)
+		}
+		for i, v := range x {
+			x[i] = math.Log(v)
+		}
+		if err := b.be.Load(z.State, x); err != nil {
+			return fmt.Errorf("solver: %w", err)
+		}
+		return nil
+	}
+	if err := b.be.Load(z.Value, x); err != nil {
+		return fmt.Errorf("solver: %w", err)
+	}
+	return nil
+}
+
+// startMix is the weight of the uniform distribution mixed into an
+// entropic warm start. The certificate of the average at the new start's
+// vertices grows with −log of their weights there, so a start that gives
+// some strategies almost nothing slows the new average down; the README's
+// tuning sweep (TestTuneWarmStart) found weights from 0.1 to 0.3 best and
+// 1e-10 sometimes slower than a cold start.
+var startMix = 0.25
+
+// restartMix is startMix for a restart, which comes back to a point the run
+// itself reached and needs only keep every weight positive; with 1e-2 or
+// more, gap-based restarts kept undoing the run's progress
+// (TestTuneWarmStart).
+var restartMix = 1e-4
