@@ -392,6 +392,62 @@ extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_op_finish(
 }
 
 // ---------------------------------------------------------------------------
+// Transposed copy of A (tensorops.Transpose): dst (n x m) = A^T.
+//
+// Work units: 32 x 32 tiles of A, tile u = by*tilesX + bx covering rows
+// by*32 .. and columns bx*32 .. (the last ones may be short), visited with a
+// grid stride. The block (32 x 8 threads) reads the tile row by row (a warp
+// reads 32 consecutive elements of a row of A), stores it in shared memory
+// padded to 33 columns (no bank conflicts on the transposed read), and
+// writes it row by row of dst (32 consecutive elements of a row of A^T).
+// Shared memory: 32*33 elements (4224 bytes f32, 8448 bytes f64).
+// ---------------------------------------------------------------------------
+
+#define GP_TT 32 // transpose tile side
+
+template <typename T>
+__device__ __forceinline__ void gp_transpose(T *__restrict__ dst, const T *__restrict__ src, i64 m, i64 n,
+					     T (*tile)[GP_TT + 1])
+{
+	const int tx = threadIdx.x & (GP_TT - 1), ty = threadIdx.x / GP_TT;
+	const int rows = blockDim.x / GP_TT;
+	const i64 tilesX = (n + GP_TT - 1) / GP_TT, tilesY = (m + GP_TT - 1) / GP_TT;
+	for (i64 u = blockIdx.x; u < tilesX * tilesY; u += gridDim.x) {
+		const i64 bx = u % tilesX, by = u / tilesX;
+		const i64 c = bx * GP_TT + tx;
+		for (int k = ty; k < GP_TT; k += rows) {
+			const i64 r = by * GP_TT + k;
+			if (r < m && c < n)
+				tile[k][tx] = src[r * n + c];
+		}
+		__syncthreads();
+		const i64 dc = by * GP_TT + tx; // a column of dst is a row of A
+		for (int k = ty; k < GP_TT; k += rows) {
+			const i64 dr = bx * GP_TT + k;
+			if (dr < n && dc < m)
+				dst[dr * m + dc] = tile[tx][k];
+		}
+		__syncthreads(); // the next tile overwrites this one
+	}
+}
+
+// gpump_transpose_{f32,f64}: dst = A^T for the m x n row-major A (dst is
+// n x m, row-major, same element type; it must not overlap A).
+//   Arguments: dst, A, m, n.
+//   Launch: kernels.Transpose (block 256, grid min(tiles, 32*SMs)).
+//   Bytes: reads m*n*s, writes m*n*s.
+#define GP_TRANSPOSE_KERNEL(NAME, T)                                                                   \
+	extern "C" __global__ void __launch_bounds__(GP_THREADS) NAME(T *__restrict__ dst,            \
+								      const T *__restrict__ A, i64 m, i64 n) \
+	{                                                                                              \
+		__shared__ T tile[GP_TT][GP_TT + 1];                                                   \
+		gp_transpose<T>(dst, A, m, n, tile);                                                   \
+	}
+
+GP_TRANSPOSE_KERNEL(gpump_transpose_f32, float)
+GP_TRANSPOSE_KERNEL(gpump_transpose_f64, double)
+
+// ---------------------------------------------------------------------------
 // Elementwise kernels (no reduction). Launch: block 256, any grid
 // (VectorShape.Grid), grid-stride loop over the n elements.
 // ---------------------------------------------------------------------------
@@ -1070,3 +1126,4 @@ extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_rm_normalize(
 		x[i] = ri / sum;
 	}
 }
+

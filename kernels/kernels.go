@@ -214,6 +214,8 @@ const (
 	OpMulTVecF32   = "gpump_op_multvec_f32"
 	OpMulTVecF64   = "gpump_op_multvec_f64"
 	OpFinish       = "gpump_op_finish"
+	TransposeF32   = "gpump_transpose_f32"
+	TransposeF64   = "gpump_transpose_f64"
 	Fill           = "gpump_fill"
 	Axpby          = "gpump_axpby"
 	BoxProx        = "gpump_box_prox"
@@ -240,6 +242,8 @@ var kernelTable = []Kernel{
 	{OpMulTVecF64, Threads, 16384, opArgs()},
 	{OpFinish, Threads, 2048, []Arg{p0("fp"), p0("rowPartial"), i("gx"), i("m"), f("sign"),
 		p0("fq"), p0("colPartial"), i("gy"), i("n")}},
+	{TransposeF32, Threads, 4224, []Arg{p("dst"), p("A"), i("m"), i("n")}},
+	{TransposeF64, Threads, 8448, []Arg{p("dst"), p("A"), i("m"), i("n")}},
 	{Fill, Threads, 0, []Arg{p("dst"), f("value"), i("n")}},
 	{Axpby, Threads, 0, []Arg{p("dst"), f("alpha"), p("x"), f("beta"), p("y"), i("n")}},
 	{BoxProx, Threads, 0, []Arg{p("dst"), p0("c"), p0("g"), f("eta"), p("lo"), p("hi"), i("n")}},
@@ -325,6 +329,15 @@ func OpKernel(kind OpKind, d Dtype) string {
 		panic("kernels: unknown Dtype")
 	}
 	return base + d.Suffix()
+}
+
+// TransposeKernel returns the name of the transpose kernel for that matrix
+// type.
+func TransposeKernel(d Dtype) string {
+	if !d.valid() {
+		panic("kernels: unknown Dtype")
+	}
+	return "gpump_transpose" + d.Suffix()
 }
 
 // Device holds the limits the launch shapes depend on (from
@@ -582,6 +595,30 @@ func Elementwise(n int64, dev Device) (Launch, error) {
 		return Launch{}, err
 	}
 	return Launch{Grid: int(min(ceilDiv(n, Threads), dev.gridCap())), Block: Threads}, nil
+}
+
+// TransposeTile is the side of the square tiles gpump_transpose_* copies
+// through shared memory.
+const TransposeTile = 32
+
+// Transpose returns the launch of gpump_transpose_{f32,f64} for an m×n
+// matrix: block 256, one block per 32×32 tile up to the grid cap, grid
+// stride beyond.
+func Transpose(m, n int64, dev Device) (Launch, error) {
+	if err := checkLen("m", m); err != nil {
+		return Launch{}, err
+	}
+	if err := checkLen("n", n); err != nil {
+		return Launch{}, err
+	}
+	if err := dev.check(Threads, 8448); err != nil {
+		return Launch{}, err
+	}
+	tiles, ok := mulOK(ceilDiv(m, TransposeTile), ceilDiv(n, TransposeTile))
+	if !ok {
+		return Launch{}, fmt.Errorf("%w: the tiles of a %d×%d matrix overflow int64", ErrSize, m, n)
+	}
+	return Launch{Grid: int(min(tiles, dev.gridCap())), Block: Threads}, nil
 }
 
 // Simplex returns the launch of gpump_simplex_prox over n elements: one

@@ -281,6 +281,29 @@ func TestVectorShapes(t *testing.T) {
 	}
 }
 
+func TestTransposeShapes(t *testing.T) {
+	for _, sh := range shapes {
+		for name, dev := range devices {
+			l, err := Transpose(sh[0], sh[1], dev)
+			if err != nil {
+				t.Fatalf("Transpose(%d, %d, %s): %v", sh[0], sh[1], name, err)
+			}
+			tiles := ((sh[0] + TransposeTile - 1) / TransposeTile) * ((sh[1] + TransposeTile - 1) / TransposeTile)
+			if l.Block != Threads || l.Grid < 1 || int64(l.Grid) > tiles || int64(l.Grid) > dev.gridCap() {
+				t.Errorf("Transpose(%d, %d, %s) = %+v for %d tiles", sh[0], sh[1], name, l, tiles)
+			}
+		}
+	}
+	for _, sh := range [][2]int64{{0, 1}, {1, 0}, {-3, 2}, {math.MaxInt64, 1}} {
+		if _, err := Transpose(sh[0], sh[1], H100); !errors.Is(err, ErrSize) {
+			t.Errorf("Transpose(%d, %d): %v, want ErrSize", sh[0], sh[1], err)
+		}
+	}
+	if TransposeKernel(F32) != TransposeF32 || TransposeKernel(F64) != TransposeF64 {
+		t.Error("TransposeKernel names")
+	}
+}
+
 func TestSizeErrors(t *testing.T) {
 	dev := H100
 	bad := [][2]int64{{0, 1}, {1, 0}, {-1, 5}, {5, -1}, {math.MaxInt64, 1}, {1, math.MaxInt64},
@@ -558,8 +581,12 @@ func TestEmulatedKernels(t *testing.T) {
 			if !full && s.TilesPerSlice < 2 {
 				t.Fatalf("%d×%d: %d tiles per slice, the case is meant to have 2", sh[0], sh[1], s.TilesPerSlice)
 			}
-			fmt.Fprintf(&in, "op %d %d %v %d %d %d %d %d %d %d\n", s.M, s.N, d, s.TilesPerSlice, s.GX, s.RowsPerBlock, s.GY,
-				s.Pass.Grid, s.Finish.Grid, map[bool]int{false: 0, true: 1}[full])
+			tl, err := Transpose(sh[0], sh[1], dev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(&in, "op %d %d %v %d %d %d %d %d %d %d %d\n", s.M, s.N, d, s.TilesPerSlice, s.GX, s.RowsPerBlock, s.GY,
+				s.Pass.Grid, s.Finish.Grid, map[bool]int{false: 0, true: 1}[full], tl.Grid)
 		}
 	}
 	for _, n := range []int64{1, 2, 5, 31, 256, 257, 2047, 3000, 20001} {

@@ -119,13 +119,9 @@ func (g *MatrixGame) SetPayoff(a *tensor.Dense) error {
 	}
 	g.version++
 	if g.placed != nil {
-		pl := g.placed
-		na, err := pl.be.NewMatrix(a)
-		if err != nil {
+		if err := g.placed.be.SetMatrix(g.placed.a, a); err != nil {
 			return fmt.Errorf("solver: %w", err)
 		}
-		pl.be.Free(pl.a)
-		pl.a, pl.owned[0] = na, na
 		g.placed.unit = unitOf(g.maxAbs)
 	}
 	return nil

@@ -191,6 +191,18 @@ type Backend interface {
 	// must not modify it while the Matrix is in use. Entries are not checked
 	// here.
 	NewMatrix(a *tensor.Dense) (Matrix, error)
+	// SetMatrix replaces dst's entries with src's: a tensor of dst's shape
+	// and storage type that CheckMatrix accepts, else an error. From then on
+	// dst computes with the new entries; a Transpose made before is a copy
+	// and keeps the old ones. The CPU backend aliases src's backing slice
+	// (no copy, no allocation), with the same duty for the caller as
+	// NewMatrix; a device backend copies src into dst's existing memory. It
+	// waits for the work in flight that reads dst.
+	SetMatrix(dst Matrix, src *tensor.Dense) error
+	// Transpose returns a new matrix holding Aᵀ (n×m, the same storage type)
+	// on this backend, made on the backend (no copy through the host). Free
+	// it like any matrix.
+	Transpose(a Matrix) (Matrix, error)
 	// NewVector allocates a zeroed vector of length n.
 	NewVector(n int) (Vector, error)
 	// Free releases vectors and matrices made by this backend. It is a no-op

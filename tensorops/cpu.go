@@ -133,12 +133,24 @@ func (c *CPU) NewMatrix(t *tensor.Dense) (Matrix, error) {
 		return nil, err
 	}
 	a := &cpuMatrix{m: m, n: n}
-	switch d := t.Data().(type) {
-	case []float64:
-		a.f64 = d[:m*n]
-	case []float32:
-		a.f32 = d[:m*n]
+	a.alias(t)
+	c.reserve(m, n)
+	return a, nil
+}
+
+// alias points a at t's backing slice (t passed CheckMatrix with a's
+// shape). Float64s and Float32s view the storage without allocating, where
+// Data builds an interface through reflection.
+func (a *cpuMatrix) alias(t *tensor.Dense) {
+	if t.Dtype() == tensor.Float32 {
+		a.f32, a.f64 = t.Float32s()[:a.m*a.n], nil
+	} else {
+		a.f64, a.f32 = t.Float64s()[:a.m*a.n], nil
 	}
+}
+
+// reserve grows the workers' buffers for passes over an m×n matrix.
+func (c *CPU) reserve(m, n int) {
 	for w := range c.threads {
 		if w > 0 && len(c.partial[w]) < n {
 			c.partial[w] = make([]float64, n)
@@ -147,7 +159,78 @@ func (c *CPU) NewMatrix(t *tensor.Dense) (Matrix, error) {
 			c.rowDots[w] = make([]float64, m)
 		}
 	}
-	return a, nil
+}
+
+// SetMatrix makes dst alias src's backing slice: no copy, no allocation.
+func (c *CPU) SetMatrix(dst Matrix, src *tensor.Dense) error {
+	a := mat(dst)
+	m, n, err := CheckMatrix(src)
+	if err != nil {
+		return err
+	}
+	if m != a.m || n != a.n {
+		return fmt.Errorf("tensorops: SetMatrix: a %d×%d tensor for a %d×%d matrix", m, n, a.m, a.n)
+	}
+	if f32 := src.Dtype() == tensor.Float32; f32 != (a.f32 != nil) {
+		return fmt.Errorf("tensorops: SetMatrix: a %v tensor for a %v matrix", src.Dtype(), a.Precision())
+	}
+	a.alias(src)
+	return nil
+}
+
+// Transpose returns Aᵀ in new memory, copied by 64×64 tiles with the bands
+// of 64 columns of A dealt out to the workers.
+func (c *CPU) Transpose(am Matrix) (Matrix, error) {
+	a := mat(am)
+	t := &cpuMatrix{m: a.n, n: a.m}
+	j := &transposeJob{a: a, t: t, nw: 1}
+	if a.f32 != nil {
+		t.f32 = make([]float32, a.m*a.n)
+	} else {
+		t.f64 = make([]float64, a.m*a.n)
+	}
+	if c.pool != nil && a.m*a.n >= parallelMinEntries {
+		j.nw = c.threads
+		c.pool.do(j, j.nw)
+	} else {
+		j.run(0)
+	}
+	c.reserve(t.m, t.n)
+	return t, nil
+}
+
+// transposeJob copies a transposed into t; worker w takes the bands of
+// transposeTile columns of a numbered w, w + nw, ...
+type transposeJob struct {
+	a, t *cpuMatrix
+	nw   int
+}
+
+const transposeTile = 64
+
+func (j *transposeJob) run(w int) {
+	if j.a.f32 != nil {
+		transposeBands(j.t.f32, j.a.f32, j.a.m, j.a.n, w, j.nw)
+	} else {
+		transposeBands(j.t.f64, j.a.f64, j.a.m, j.a.n, w, j.nw)
+	}
+}
+
+// transposeBands writes bands w, w + nw, ... of the columns of the m×n a
+// into the n×m t, a tile at a time, so that a tile's rows of a and of t
+// both stay in the cache.
+func transposeBands[T float32 | float64](t, a []T, m, n, w, nw int) {
+	for j0 := w * transposeTile; j0 < n; j0 += nw * transposeTile {
+		j1 := min(j0+transposeTile, n)
+		for i0 := 0; i0 < m; i0 += transposeTile {
+			for i := i0; i < min(i0+transposeTile, m); i++ {
+				row := a[i*n : i*n+n]
+				for j := j0; j < j1; j++ {
+					t[j*m+i] = row[j]
+				}
+			}
+		}
+	}
 }
 
 // NewVector returns a zeroed CPUVector.
@@ -410,6 +493,15 @@ func (c *CPU) MulVec(dst Vector, a Matrix, q Vector) {
 // MulTVec sets dst = Aᵀ p.
 func (c *CPU) MulTVec(dst Vector, a Matrix, p Vector) {
 	c.pass(opMulTVec, a, nil, vec(dst), vec(p), nil)
+}
+
+// mat unwraps a CPU matrix.
+func mat(a Matrix) *cpuMatrix {
+	m, ok := a.(*cpuMatrix)
+	if !ok {
+		panic(fmt.Sprintf("tensorops: %T is not a CPU matrix", a))
+	}
+	return m
 }
 
 // vec unwraps a CPU vector; a nil Vector gives a nil slice.

@@ -142,6 +142,92 @@ func TestPassNoAllocs(t *testing.T) {
 	}
 }
 
+// SetMatrix re-aliases without allocating, and the passes then use the new
+// entries with the buffers sized for the shape.
+func TestSetMatrix(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	cpu := NewCPU(2)
+	defer cpu.Close()
+	for _, f32 := range []bool{false, true} {
+		for _, sh := range [][2]int{{3, 50000}, {400, 300}} {
+			t0, _ := randMatrix(rng, sh[0], sh[1], f32)
+			a, err := cpu.NewMatrix(t0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t1, ref := randMatrix(rng, sh[0], sh[1], f32)
+			if n := testing.AllocsPerRun(20, func() {
+				if err := cpu.SetMatrix(a, t1); err != nil {
+					t.Fatal(err)
+				}
+			}); n != 0 {
+				t.Errorf("%v: SetMatrix allocates %v times", sh, n)
+			}
+			p, q := randCPUVec(rng, sh[0]), randCPUVec(rng, sh[1])
+			fp, fq := make(CPUVector, sh[0]), make(CPUVector, sh[1])
+			cpu.Operator(fp, fq, a, p, q)
+			wp, wq, _, _ := naive(ref, sh[0], sh[1], p, q)
+			for i := range fp {
+				if math.Abs(fp[i]+wp[i]) > 1e-9 {
+					t.Fatalf("%v: after SetMatrix, (−A q)[%d] = %g, want %g", sh, i, fp[i], -wp[i])
+				}
+			}
+			for j := range fq {
+				if math.Abs(fq[j]-wq[j]) > 1e-9 {
+					t.Fatalf("%v: after SetMatrix, (Aᵀp)[%d] = %g, want %g", sh, j, fq[j], wq[j])
+				}
+			}
+		}
+	}
+	a, _ := cpu.NewMatrix(tensor.New(tensor.WithShape(2, 3), tensor.WithBacking(make([]float64, 6))))
+	for name, src := range map[string]*tensor.Dense{
+		"shape": tensor.New(tensor.WithShape(3, 2), tensor.WithBacking(make([]float64, 6))),
+		"dtype": tensor.New(tensor.WithShape(2, 3), tensor.WithBacking(make([]float32, 6))),
+		"nil":   nil,
+	} {
+		if err := cpu.SetMatrix(a, src); err == nil {
+			t.Errorf("SetMatrix of another %s: no error", name)
+		}
+	}
+}
+
+// Transpose copies Aᵀ exactly, on one worker or several, for shapes that
+// are and are not multiples of the tile.
+func TestTranspose(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	for _, threads := range []int{1, 3} {
+		cpu := NewCPU(threads)
+		for _, f32 := range []bool{false, true} {
+			for _, sh := range [][2]int{{1, 1}, {1, 70}, {70, 1}, {64, 128}, {300, 301}, {3, 40000}} {
+				at, ref := randMatrix(rng, sh[0], sh[1], f32)
+				a, _ := cpu.NewMatrix(at)
+				tm, err := cpu.Transpose(a)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r, c := tm.Dims(); r != sh[1] || c != sh[0] || tm.Precision() != a.Precision() {
+					t.Fatalf("%v: transposed dims %d×%d %v", sh, r, c, tm.Precision())
+				}
+				tc := tm.(*cpuMatrix)
+				for i := range sh[0] {
+					for j := range sh[1] {
+						got := 0.0
+						if f32 {
+							got = float64(tc.f32[j*sh[0]+i])
+						} else {
+							got = tc.f64[j*sh[0]+i]
+						}
+						if got != ref[i*sh[1]+j] {
+							t.Fatalf("threads=%d %v f32=%v: Aᵀ[%d,%d] = %g, want %g", threads, sh, f32, j, i, got, ref[i*sh[1]+j])
+						}
+					}
+				}
+			}
+		}
+		cpu.Close()
+	}
+}
+
 func TestNewMatrixErrors(t *testing.T) {
 	cpu := NewCPU(1)
 	transposed := tensor.New(tensor.WithShape(2, 3), tensor.WithBacking(make([]float64, 6)))

@@ -339,6 +339,7 @@ type cudaKernel struct {
 // cudaKernels are the functions of the module, looked up at start-up.
 type cudaKernels struct {
 	op                                     [3][2]*cudaKernel // [kernels.OpKind][kernels.Dtype]
+	transpose                              [2]*cudaKernel    // [kernels.Dtype]
 	opFinish, fill, axpby                  *cudaKernel
 	logProxPartial, logProxFinish          *cudaKernel
 	box, ballPartial, ballFinish           *cudaKernel
@@ -622,6 +623,9 @@ func (k *cudaKernels) load(mod cu.Module, kdev kernels.Device) error {
 		for _, d := range []kernels.Dtype{kernels.F32, kernels.F64} {
 			k.op[kind][d] = get(kernels.OpKernel(kind, d))
 		}
+	}
+	for _, d := range []kernels.Dtype{kernels.F32, kernels.F64} {
+		k.transpose[d] = get(kernels.TransposeKernel(d))
 	}
 	k.opFinish = get(kernels.OpFinish)
 	k.fill = get(kernels.Fill)

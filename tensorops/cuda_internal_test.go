@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"gorgonia.org/cu"
 )
 
 // CUDACounts is what a CUDA backend's worker has done: kernel launches and
@@ -23,6 +25,19 @@ func (c *CUDA) TestCounts() CUDACounts {
 		panic(err)
 	}
 	return CUDACounts{Launches: n.launches, DtoH: n.dtoh, HtoD: n.htod, DtoD: n.dtod}
+}
+
+// TestMemFree returns the device memory free (cuMemGetInfo).
+func (c *CUDA) TestMemFree() int64 {
+	var free int64
+	if err := c.do(func() error {
+		f, _, err := cu.MemInfo()
+		free = f
+		return err
+	}); err != nil {
+		panic(err)
+	}
+	return free
 }
 
 // TestKernelLaunches returns how many times each kernel of the module has

@@ -147,20 +147,40 @@ func (c *CUDA) NewMatrix(t *tensor.Dense) (Matrix, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &cudaMatrix{w: c.w, m: m, n: n}
-	var host unsafe.Pointer
+	dt, host := hostMatrix(t)
+	a, err := c.newMatrix(m, n, dt)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.upload(a, host); err != nil {
+		c.Free(a)
+		return nil, err
+	}
+	runtime.KeepAlive(t)
+	return a, nil
+}
+
+// hostMatrix returns the storage type and the first element of a tensor
+// CheckMatrix accepted.
+func hostMatrix(t *tensor.Dense) (kernels.Dtype, unsafe.Pointer) {
 	switch d := t.Data().(type) {
 	case []float64:
-		a.dt, host = kernels.F64, unsafe.Pointer(&d[0])
+		return kernels.F64, unsafe.Pointer(&d[0])
 	case []float32:
-		a.dt, host = kernels.F32, unsafe.Pointer(&d[0])
-	default:
-		return nil, fmt.Errorf("tensorops: unsupported payoff matrix data %T", d)
+		return kernels.F32, unsafe.Pointer(&d[0])
 	}
+	panic("tensorops: cuda: a matrix CheckMatrix accepted holds neither float64 nor float32")
+}
+
+// newMatrix allocates an m×n matrix of type dt and the partial buffers of
+// its passes (three cuMemAlloc), its entries undefined.
+func (c *CUDA) newMatrix(m, n int, dt kernels.Dtype) (*cudaMatrix, error) {
+	a := &cudaMatrix{w: c.w, m: m, n: n, dt: dt}
+	var err error
 	if a.op, err = kernels.Op(int64(m), int64(n), a.dt, c.kdev); err != nil {
 		return nil, fmt.Errorf("tensorops: cuda: %w", err)
 	}
-	bytes := a.op.M * a.op.N * a.dt.Size()
+	bytes := a.bytes()
 	err = c.do(func() error {
 		var err error
 		defer func() {
@@ -184,18 +204,66 @@ func (c *CUDA) NewMatrix(t *tensor.Dense) (Matrix, error) {
 			err = allocErr(err, 8*a.op.ColPartialLen, fmt.Sprintf("the column partial sums of a %d×%d pass", m, n))
 			return err
 		}
-		if err = cu.MemcpyHtoD(a.a, host, bytes); err != nil {
-			err = cuErr("cuMemcpyHtoD", err)
-			return err
-		}
-		c.w.counts.htod++
 		return nil
 	})
-	runtime.KeepAlive(t)
 	if err != nil {
 		return nil, err
 	}
 	return a, nil
+}
+
+// bytes returns the size of the entries in bytes.
+func (a *cudaMatrix) bytes() int64 { return a.op.M * a.op.N * a.dt.Size() }
+
+// upload copies the entries at host into a: one synchronous cuMemcpyHtoD
+// (ordered after the work in flight).
+func (c *CUDA) upload(a *cudaMatrix, host unsafe.Pointer) error {
+	c.check()
+	c.w.ch <- cudaCmd{kind: cmdHtoD, dst: a.a, host: host, bytes: a.bytes()}
+	return <-c.w.done
+}
+
+// SetMatrix copies src's entries into dst's device memory. Synchronous: one
+// cuMemcpyHtoD of m·n·4 or m·n·8 bytes, which waits for the kernels in
+// flight; no allocation, no kernel. The cached launch shapes stay valid
+// (same shape).
+func (c *CUDA) SetMatrix(dst Matrix, src *tensor.Dense) error {
+	a := c.mat(dst)
+	m, n, err := CheckMatrix(src)
+	if err != nil {
+		return err
+	}
+	if m != a.m || n != a.n {
+		return fmt.Errorf("tensorops: SetMatrix: a %d×%d tensor for a %d×%d matrix", m, n, a.m, a.n)
+	}
+	dt, host := hostMatrix(src)
+	if dt != a.dt {
+		return fmt.Errorf("tensorops: SetMatrix: a %v tensor for a %v matrix", src.Dtype(), a.Precision())
+	}
+	err = c.upload(a, host)
+	runtime.KeepAlive(src)
+	return err
+}
+
+// Transpose allocates an n×m matrix (three cuMemAlloc, synchronous) and
+// fills it on the device: gpump_transpose_{f32,f64} with
+// kernels.Transpose(m, n) (block 256, grid min(tiles of 32×32, 32·SMs)),
+// async. No host copy.
+func (c *CUDA) Transpose(am Matrix) (Matrix, error) {
+	a := c.mat(am)
+	t, err := c.newMatrix(a.n, a.m, a.dt)
+	if err != nil {
+		return nil, err
+	}
+	sh, err := kernels.Transpose(int64(a.m), int64(a.n), c.kdev)
+	if err != nil {
+		c.Free(t)
+		return nil, fmt.Errorf("tensorops: cuda: %w", err)
+	}
+	l := c.newLaunch(c.w.k.transpose[a.dt], sh)
+	l.ptr(t.a).ptr(a.a).i64(int64(a.m)).i64(int64(a.n))
+	c.submit(&l)
+	return t, nil
 }
 
 // NewVector allocates n zeroed float64 on the device. Synchronous:

@@ -184,6 +184,70 @@ func TestCUDARegretMatchingIterationOneCopy(t *testing.T) {
 	}
 }
 
+// SetMatrix is one host-to-device copy into the matrix's memory: no
+// kernel, no allocation; the matrix then computes with the new entries.
+// Transpose allocates its matrix and fills it with a kernel, no copy through
+// the host.
+func TestCUDASetMatrixTranspose(t *testing.T) {
+	c := newTestCUDA(t)
+	m, n := 70, 300
+	entries := func(seed float64) *tensor.Dense {
+		d := make([]float32, m*n)
+		for i := range d {
+			d[i] = float32(math.Sin(seed * float64(i+1)))
+		}
+		return tensor.New(tensor.WithShape(m, n), tensor.WithBacking(d))
+	}
+	a, err := c.NewMatrix(entries(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Free(a)
+	t1 := entries(2)
+	before, free := c.TestCounts(), c.TestMemFree()
+	if err := c.SetMatrix(a, t1); err != nil {
+		t.Fatal(err)
+	}
+	after := c.TestCounts()
+	if d := (tensorops.CUDACounts{Launches: after.Launches - before.Launches, DtoH: after.DtoH - before.DtoH,
+		HtoD: after.HtoD - before.HtoD, DtoD: after.DtoD - before.DtoD}); d != (tensorops.CUDACounts{HtoD: 1}) {
+		t.Errorf("SetMatrix did %+v, want one host-to-device copy", d)
+	}
+	if f := c.TestMemFree(); f != free {
+		t.Errorf("SetMatrix changed the free device memory from %d to %d bytes", free, f)
+	}
+	at, err := c.Transpose(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Free(at)
+	if d := c.TestCounts(); d.HtoD != after.HtoD || d.DtoH != after.DtoH || d.Launches != after.Launches+1 {
+		t.Errorf("Transpose: %+v after %+v, want one launch and no copy", d, after)
+	}
+	// Aᵀ e_i read through MulVec is row i of the new entries.
+	ei, row := make([]float64, m), make([]float64, n)
+	ei[m-1] = 1
+	vi, _ := c.NewVector(m)
+	vr, _ := c.NewVector(n)
+	defer c.Free(vi, vr)
+	if err := c.Load(vi, ei); err != nil {
+		t.Fatal(err)
+	}
+	c.MulVec(vr, at, vi)
+	if err := c.Store(row, vr); err != nil {
+		t.Fatal(err)
+	}
+	want := t1.Data().([]float32)[(m-1)*n:]
+	for j := range row {
+		if row[j] != float64(want[j]) {
+			t.Fatalf("(Aᵀ e_%d)_%d = %g, want %g", m-1, j, row[j], want[j])
+		}
+	}
+	if err := c.SetMatrix(a, tensor.New(tensor.WithShape(m, n), tensor.WithBacking(make([]float64, m*n)))); err == nil {
+		t.Error("SetMatrix took a float64 tensor for a float32 matrix")
+	}
+}
+
 // Device errors are Go errors naming the call and the CUDA error; an
 // allocation that cannot succeed says what it asked and what is free.
 func TestCUDAOutOfMemory(t *testing.T) {

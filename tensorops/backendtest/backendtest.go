@@ -307,6 +307,8 @@ func (st *selfTest) run() error {
 		{"Operator", st.operator},
 		{"MulVec", st.mulVec},
 		{"MulTVec", st.mulTVec},
+		{"SetMatrix", st.setMatrix},
+		{"Transpose", st.transpose},
 		{"Start", st.start},
 		{"Prox", st.prox},
 		{"ProxStats", st.proxStats},
@@ -324,34 +326,38 @@ func (st *selfTest) run() error {
 	return nil
 }
 
-// matrix draws the payoff matrix, uniform in [−2.5, 2.5) (not [−1, 1], so a
-// backend that assumes a unit scale shows it), and places it on the backend.
+// matrix draws the payoff matrix and places it on the backend.
 func (st *selfTest) matrix() error {
-	mn := st.m * st.n
-	st.a = make([]float64, mn)
-	var t *tensor.Dense
-	if st.f32 {
-		d := make([]float32, mn)
-		for i := range d {
-			d[i] = float32(5*st.rng.Float64() - 2.5)
-			st.a[i] = float64(d[i])
-		}
-		t = tensor.New(tensor.WithShape(st.m, st.n), tensor.WithBacking(d))
-	} else {
-		d := make([]float64, mn)
-		for i := range d {
-			d[i] = 5*st.rng.Float64() - 2.5
-		}
-		copy(st.a, d)
-		t = tensor.New(tensor.WithShape(st.m, st.n), tensor.WithBacking(d))
-	}
-	mat, err := st.b.NewMatrix(t)
+	mat, err := st.b.NewMatrix(st.drawMatrix())
 	if err != nil {
 		return err
 	}
 	st.mat = mat
 	st.owned = append(st.owned, mat)
 	return nil
+}
+
+// drawMatrix draws m×n entries uniform in [−2.5, 2.5) (not [−1, 1], so a
+// backend that assumes a unit scale shows it) in the storage type, makes
+// them the reference st.a (float32-rounded for f32) and returns their
+// tensor.
+func (st *selfTest) drawMatrix() *tensor.Dense {
+	mn := st.m * st.n
+	st.a = make([]float64, mn)
+	if st.f32 {
+		d := make([]float32, mn)
+		for i := range d {
+			d[i] = float32(5*st.rng.Float64() - 2.5)
+			st.a[i] = float64(d[i])
+		}
+		return tensor.New(tensor.WithShape(st.m, st.n), tensor.WithBacking(d))
+	}
+	d := make([]float64, mn)
+	for i := range d {
+		d[i] = 5*st.rng.Float64() - 2.5
+	}
+	copy(st.a, d)
+	return tensor.New(tensor.WithShape(st.m, st.n), tensor.WithBacking(d))
 }
 
 // lens are the two block lengths, rows then columns.

@@ -14,7 +14,7 @@ import (
 
 // allOps are the operations every Run shape reports, in order.
 var allOps = []string{
-	"Load/Store", "Copy", "Axpby", "Operator", "MulVec", "MulTVec",
+	"Load/Store", "Copy", "Axpby", "Operator", "MulVec", "MulTVec", "SetMatrix", "Transpose",
 	"Start/entropic", "Start/euclidean", "Start/box", "Start/ball",
 	"Prox/entropic", "Prox/euclidean", "Prox/box", "Prox/ball",
 	"ProxStats/entropic", "ProxStats/euclidean", "ProxStats/box", "ProxStats/ball",
@@ -186,21 +186,24 @@ func (b brokenAverage) Average(dst []tensorops.GapStats, w float64, blocks []ten
 }
 
 // TestBrokenBackends wraps the CPU backend in backends with one deliberate
-// bug each and checks that Run fails exactly the operation with the
-// bug: on every shape for the matrix products (every row or column sees the
-// bug), on some shape for the others.
+// bug each and checks that Run fails exactly the operations with the bug
+// (the one broken and those checked through it): on every shape for the
+// matrix products (every row or column sees the bug) and the operations
+// marked every, on some shape for the others.
 func TestBrokenBackends(t *testing.T) {
 	h := newHostCPU(2)
 	defer h.Close()
 	cpu := h.CPU
 	cases := []struct {
 		b     tensorops.Backend
-		op    string
+		ops   string // prefixes of the operations that must fail, separated by commas
 		every bool
 	}{
-		{brokenOperator{cpu}, "Operator", true},
+		{brokenOperator{cpu}, "Operator,SetMatrix,Transpose", true},
 		{brokenMulTVec{cpu}, "MulTVec", true},
 		{brokenMulVecF32{h}, "MulVec", true},
+		{brokenSetMatrix{cpu}, "SetMatrix,Transpose", true},
+		{brokenTranspose{h}, "Transpose", false}, // m = 1 or n = 1: Aᵀ is A reshaped
 		{brokenAxpby{cpu}, "Axpby", true},
 		{brokenProx{cpu}, "Prox/entropic", false},
 		{brokenRegret{cpu}, "RegretMatch/", false}, // 1×1: normalizing r changes nothing
@@ -216,9 +219,17 @@ func TestBrokenBackends(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		isTarget := func(op string) bool {
+			for _, prefix := range strings.Split(c.ops, ",") {
+				if strings.HasPrefix(op, prefix) {
+					return true
+				}
+			}
+			return false
+		}
 		failed := 0
 		for _, r := range res {
-			target := strings.HasPrefix(r.Op, c.op)
+			target := isTarget(r.Op)
 			switch {
 			case !r.Pass && !target:
 				t.Errorf("%T: %s %s %s fails (%.3g > %.3g)", c.b, r.Op, r.Shape, r.Dtype, r.MaxRelErr, r.Tol)
@@ -233,14 +244,28 @@ func TestBrokenBackends(t *testing.T) {
 			}
 		}
 		if failed == 0 {
-			t.Errorf("%T: %s never fails", c.b, c.op)
+			t.Errorf("%T: %s never fails", c.b, c.ops)
 		}
 		for _, r := range Worst(res) {
-			if strings.HasPrefix(r.Op, c.op) {
+			if isTarget(r.Op) {
 				t.Logf("%T: %s worst %.3g at %s %s", c.b, r.Op, r.MaxRelErr, r.Shape, r.Dtype)
 			}
 		}
 	}
+}
+
+// brokenSetMatrix accepts the new entries and keeps the old ones.
+type brokenSetMatrix struct{ *tensorops.CPU }
+
+func (brokenSetMatrix) SetMatrix(tensorops.Matrix, *tensor.Dense) error { return nil }
+
+// brokenTranspose reads A's entries as an n×m matrix: a reshape, not a
+// transpose.
+type brokenTranspose struct{ hostCPU }
+
+func (b brokenTranspose) Transpose(a tensorops.Matrix) (tensorops.Matrix, error) {
+	m, n := a.Dims()
+	return b.CPU.NewMatrix(tensor.New(tensor.WithShape(n, m), tensor.WithBacking(b.mats[a].Data())))
 }
 
 // TestOptions checks the option errors, cancellation, and that the
@@ -503,6 +528,30 @@ func (h hostCPU) NewMatrix(t *tensor.Dense) (tensorops.Matrix, error) {
 		h.mats[a] = t
 	}
 	return a, err
+}
+
+func (h hostCPU) SetMatrix(dst tensorops.Matrix, src *tensor.Dense) error {
+	err := h.CPU.SetMatrix(dst, src)
+	if err == nil {
+		h.mats[dst] = src
+	}
+	return err
+}
+
+func (h hostCPU) Transpose(a tensorops.Matrix) (tensorops.Matrix, error) {
+	at, err := h.CPU.Transpose(a)
+	if err != nil {
+		return nil, err
+	}
+	t := h.mats[a].Clone().(*tensor.Dense)
+	if err := t.T(); err != nil {
+		return nil, err
+	}
+	if err := t.Transpose(); err != nil {
+		return nil, err
+	}
+	h.mats[at] = t
+	return at, nil
 }
 
 // entry returns A_ij in float64.

@@ -139,8 +139,9 @@ func (st *selfTest) atp(p, _ []float64) (want, scale []float64) {
 // matCheck checks one matrix operation: run gets fresh signed p (length m)
 // and q (length n) and NaN-filled outputs fp (length m) and fq (length n);
 // fp is recorded against refP and fq against refQ, where a nil reference
-// leaves out an output the operation does not write.
-func (st *selfTest) matCheck(op string, tol float64, run func(fp, fq, p, q tensorops.Vector), refP, refQ matRef) error {
+// leaves out an output the operation does not write. e holds what the
+// caller already found wrong.
+func (st *selfTest) matCheck(op string, tol float64, e errAccum, run func(fp, fq, p, q tensorops.Vector), refP, refQ matRef) error {
 	ph, qh := st.uniform(st.m, -1, 1), st.uniform(st.n, -1, 1)
 	vs, err := st.vecs(ph, qh, nans(st.m), nans(st.n))
 	if err != nil {
@@ -148,7 +149,6 @@ func (st *selfTest) matCheck(op string, tol float64, run func(fp, fq, p, q tenso
 	}
 	p, q, fp, fq := vs[0], vs[1], vs[2], vs[3]
 	run(fp, fq, p, q)
-	var e errAccum
 	for _, out := range [2]struct {
 		v   tensorops.Vector
 		ref matRef
@@ -165,25 +165,34 @@ func (st *selfTest) matCheck(op string, tol float64, run func(fp, fq, p, q tenso
 	return nil
 }
 
-func (st *selfTest) operator() error {
-	minusAq := func(p, q []float64) (want, scale []float64) {
-		want, scale = st.aq(p, q)
+// negated returns the reference −ref.
+func negated(ref matRef) matRef {
+	return func(p, q []float64) (want, scale []float64) {
+		want, scale = ref(p, q)
 		for i := range want {
 			want[i] = -want[i]
 		}
 		return want, scale
 	}
-	return st.matCheck("Operator", reductionTol(max(st.m, st.n)),
-		func(fp, fq, p, q tensorops.Vector) { st.b.Operator(fp, fq, st.mat, p, q) }, minusAq, st.atp)
+}
+
+func (st *selfTest) operator() error {
+	return st.operatorCheck("Operator", errAccum{})
+}
+
+// operatorCheck checks Operator on the current matrix under the name op.
+func (st *selfTest) operatorCheck(op string, e errAccum) error {
+	return st.matCheck(op, reductionTol(max(st.m, st.n)), e,
+		func(fp, fq, p, q tensorops.Vector) { st.b.Operator(fp, fq, st.mat, p, q) }, negated(st.aq), st.atp)
 }
 
 func (st *selfTest) mulVec() error {
-	return st.matCheck("MulVec", reductionTol(st.n),
+	return st.matCheck("MulVec", reductionTol(st.n), errAccum{},
 		func(fp, _, _, q tensorops.Vector) { st.b.MulVec(fp, st.mat, q) }, st.aq, nil)
 }
 
 func (st *selfTest) mulTVec() error {
-	return st.matCheck("MulTVec", reductionTol(st.m),
+	return st.matCheck("MulTVec", reductionTol(st.m), errAccum{},
 		func(_, fq, p, _ tensorops.Vector) { st.b.MulTVec(fq, st.mat, p) }, nil, st.atp)
 }
 

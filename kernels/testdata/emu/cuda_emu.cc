@@ -18,8 +18,79 @@ namespace {
 
 enum State { RUNNABLE, AT_SYNC, AT_SHFL, DONE };
 
+// Context switches. glibc's swapcontext saves and restores the signal mask
+// with a system call on every switch, which made the emulator spend most of
+// its time in the kernel; on x86-64 a switch is instead the six callee-saved
+// registers and the stack pointer (the System V ABI leaves the rest to the
+// caller), in ctx_switch below. Elsewhere ucontext remains.
+#if defined(__x86_64__)
+extern "C" void ctx_switch(void **save, void *load);
+asm(R"(
+	.pushsection .text
+	.globl ctx_switch
+	.type ctx_switch, @function
+ctx_switch:
+	pushq %rbp
+	pushq %rbx
+	pushq %r12
+	pushq %r13
+	pushq %r14
+	pushq %r15
+	movq %rsp, (%rdi)
+	movq %rsi, %rsp
+	popq %r15
+	popq %r14
+	popq %r13
+	popq %r12
+	popq %rbx
+	popq %rbp
+	ret
+	.size ctx_switch, .-ctx_switch
+	.popsection
+)");
+
+struct Ctx {
+	void *sp;
+};
+
+void entry();
+
+// ctx_make prepares c to start entry() on the stack [stack, stack + size):
+// the six registers ctx_switch pops (zero), then entry's address for its
+// ret, above it a null return address, 16-byte aligned as after a call.
+void ctx_make(Ctx *c, char *stack, size_t size)
+{
+	uintptr_t top = ((uintptr_t)stack + size) & ~(uintptr_t)15;
+	void **sp = (void **)top;
+	*--sp = nullptr;		   // entry's return address: entry never returns
+	*--sp = (void *)&entry;	   // popped by ret
+	for (int i = 0; i < 6; i++) // r15, r14, r13, r12, rbx, rbp
+		*--sp = nullptr;
+	c->sp = sp;
+}
+
+void ctx_swap(Ctx *save, Ctx *load) { ctx_switch(&save->sp, load->sp); }
+#else
+struct Ctx {
+	ucontext_t uc;
+};
+
+void entry();
+
+void ctx_make(Ctx *c, char *stack, size_t size)
+{
+	getcontext(&c->uc);
+	c->uc.uc_stack.ss_sp = stack;
+	c->uc.uc_stack.ss_size = size;
+	c->uc.uc_link = nullptr;
+	makecontext(&c->uc, entry, 0);
+}
+
+void ctx_swap(Ctx *save, Ctx *load) { swapcontext(&save->uc, &load->uc); }
+#endif
+
 struct Fiber {
-	ucontext_t ctx;
+	Ctx ctx;
 	unsigned tid;
 	State state;
 	unsigned shfl; // shuffles done: selects the slot buffer
@@ -28,7 +99,7 @@ struct Fiber {
 
 const size_t stackSize = 128 << 10;
 
-ucontext_t sched;
+Ctx sched;
 std::vector<Fiber> fibers;
 std::vector<std::vector<unsigned>> runnable; // per warp
 std::vector<unsigned> prio;                  // warps, highest priority first
@@ -44,13 +115,13 @@ void entry()
 {
 	(*body)();
 	cur->state = DONE;
-	swapcontext(&cur->ctx, &sched);
+	ctx_swap(&cur->ctx, &sched);
 }
 
 void yield(State s)
 {
 	cur->state = s;
-	swapcontext(&cur->ctx, &sched);
+	ctx_swap(&cur->ctx, &sched);
 }
 
 void release(unsigned t)
@@ -105,11 +176,7 @@ void launch(unsigned grid, unsigned block, const std::function<void()> &fn)
 			Fiber &f = fibers[t];
 			f.tid = t;
 			f.shfl = 0;
-			getcontext(&f.ctx);
-			f.ctx.uc_stack.ss_sp = f.stack;
-			f.ctx.uc_stack.ss_size = stackSize;
-			f.ctx.uc_link = nullptr;
-			makecontext(&f.ctx, entry, 0);
+			ctx_make(&f.ctx, f.stack, stackSize);
 			release(t);
 		}
 		unsigned live = block, atSync = 0;
@@ -135,7 +202,7 @@ void launch(unsigned grid, unsigned block, const std::function<void()> &fn)
 			Fiber &f = fibers[t];
 			cur = &f;
 			threadIdx.x = t;
-			swapcontext(&sched, &f.ctx);
+			ctx_swap(&sched, &f.ctx);
 			const unsigned w = t / 32;
 			switch (f.state) {
 			case DONE:

@@ -1,6 +1,7 @@
 // A minimal CUDA emulator for testing gpump.cu on a machine without a GPU.
 //
-// Every CUDA thread of a block is a ucontext fiber on one OS thread; blocks
+// Every CUDA thread of a block is a fiber on one OS thread (its own stack,
+// switched by a few instructions on x86-64, by ucontext elsewhere); blocks
 // run one after another. __syncthreads() waits until every live thread of
 // the block has reached it; __shfl_xor_sync() waits until every live lane of
 // the warp has reached it and then reads the partner's value, so warp

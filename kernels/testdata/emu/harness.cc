@@ -4,7 +4,7 @@
 // which computes the launch shapes with package kernels and writes one case
 // per line on stdin:
 //
-//   op M N DTYPE TILESPERSLICE GX ROWSPERBLOCK GY GRID FINISHGRID FULL
+//   op M N DTYPE TILESPERSLICE GX ROWSPERBLOCK GY GRID FINISHGRID FULL TRANSPOSEGRID
 //   vec N CHUNKLEN GRID ELEMGRID
 //
 // (FULL 0 runs only the fused kernel, for the costly shapes.) Each check
@@ -76,8 +76,31 @@ static vec simplex_point(i64 n)
 
 // ---------------------------------------------------------------- op
 
+// transpose_case checks gpump_transpose_* against the definition, with the
+// grid of kernels.Transpose and a smaller one (bit for bit: a copy).
 template <typename T>
-static void op_case(i64 m, i64 n, i64 tps, i64 gx, i64 rpb, i64 gy, unsigned grid, unsigned fgrid, const char *dt, bool full)
+static void transpose_case(const std::vector<T> &A, i64 m, i64 n, unsigned tgrid, const char *name)
+{
+	std::vector<T> want(m * n);
+	for (i64 i = 0; i < m; i++)
+		for (i64 j = 0; j < n; j++)
+			want[j * m + i] = A[i * n + j];
+	for (unsigned g : {tgrid, 1 + tgrid / 3}) {
+		std::vector<T> got(m * n, (T)NAN);
+		launch(g, GP_THREADS, [&] {
+			if (sizeof(T) == 4)
+				gpump_transpose_f32((float *)got.data(), (const float *)A.data(), m, n);
+			else
+				gpump_transpose_f64((double *)got.data(), (const double *)A.data(), m, n);
+		});
+		char nm[200];
+		snprintf(nm, sizeof nm, "%s transpose grid %u", name, g);
+		report(memcmp(got.data(), want.data(), m * n * sizeof(T)) == 0, nm);
+	}
+}
+
+template <typename T>
+static void op_case(i64 m, i64 n, i64 tps, i64 gx, i64 rpb, i64 gy, unsigned grid, unsigned fgrid, const char *dt, bool full, unsigned tgrid)
 {
 	std::vector<T> A(m * n);
 	for (auto &a : A)
@@ -152,6 +175,7 @@ static void op_case(i64 m, i64 n, i64 tps, i64 gx, i64 rpb, i64 gy, unsigned gri
 	report(e1 < tol && e2 < tol, std::string(name) + " fused", "rel err fp %.3g fq %.3g", e1, e2);
 	if (!full)
 		return;
+	transpose_case(A, m, n, tgrid, name);
 	// The grid changes nothing, bit for bit.
 	run(0, 1 + grid / 3, 1, fp2, fq2);
 	report(same_bits(fp, fp2) && same_bits(fq, fq2), std::string(name) + " fused grid-independent", "");
@@ -696,14 +720,14 @@ int main()
 	while (scanf("%15s", kind) == 1) {
 		if (!strcmp(kind, "op")) {
 			long long m, n, tps, gx, rpb, gy;
-			unsigned grid, fgrid, full;
+			unsigned grid, fgrid, full, tgrid;
 			char dt[8];
-			if (scanf("%lld %lld %7s %lld %lld %lld %lld %u %u %u", &m, &n, dt, &tps, &gx, &rpb, &gy, &grid, &fgrid, &full) != 10)
+			if (scanf("%lld %lld %7s %lld %lld %lld %lld %u %u %u %u", &m, &n, dt, &tps, &gx, &rpb, &gy, &grid, &fgrid, &full, &tgrid) != 11)
 				return 2;
 			if (!strcmp(dt, "f32"))
-				op_case<float>(m, n, tps, gx, rpb, gy, grid, fgrid, dt, full);
+				op_case<float>(m, n, tps, gx, rpb, gy, grid, fgrid, dt, full, tgrid);
 			else
-				op_case<double>(m, n, tps, gx, rpb, gy, grid, fgrid, dt, full);
+				op_case<double>(m, n, tps, gx, rpb, gy, grid, fgrid, dt, full, tgrid);
 		} else if (!strcmp(kind, "vec")) {
 			VShape s;
 			if (scanf("%lld %lld %u %u", &s.n, &s.chunkLen, &s.grid, &s.egrid) != 4)

@@ -53,7 +53,7 @@ Fn fns[] = {
 	K(gpump_op_fused_f32, 256), K(gpump_op_fused_f64, 256),
 	K(gpump_op_mulvec_f32, 256), K(gpump_op_mulvec_f64, 256),
 	K(gpump_op_multvec_f32, 256), K(gpump_op_multvec_f64, 256),
-	K(gpump_op_finish, 256), K(gpump_fill, 256), K(gpump_axpby, 256), K(gpump_box_prox, 256),
+	K(gpump_op_finish, 256), K(gpump_transpose_f32, 256), K(gpump_transpose_f64, 256), K(gpump_fill, 256), K(gpump_axpby, 256), K(gpump_box_prox, 256),
 	K(gpump_logprox_partial, 256), K(gpump_logprox_finish, 256),
 	K(gpump_ball_partial, 256), K(gpump_ball_finish, 256),
 	K(gpump_proxstats_entropic, 256), K(gpump_proxstats_euclidean, 256),

@@ -1,0 +1,77 @@
+//go:build cuda
+
+package solver_test
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/gpump/gpump/solver"
+	"github.com/gpump/gpump/tensorops"
+)
+
+// TestCUDASameAsCPU: every method, warm-started and restarted, and a
+// bilinear game over a ball and a box, give on the CUDA backend the
+// iterations and the gap they give on the CPU, up to the summation order of
+// the reductions. CI runs it on the fake driver (tensorops/testdata/fakecuda);
+// without a device it skips.
+func TestCUDASameAsCPU(t *testing.T) {
+	gpu, err := tensorops.NewCUDA(0)
+	if err != nil {
+		t.Skipf("no CUDA device: %v", err)
+	}
+	defer gpu.Close()
+	cpu := tensorops.NewCPU(2)
+	defer cpu.Close()
+	a := uniformGame(61, 50, 40, -1, 1)
+	lo, hi := make([]float64, 40), make([]float64, 40)
+	for i := range lo {
+		lo[i], hi[i] = -1, 1
+	}
+	lin := make([]float64, 50)
+	for i := range lin {
+		lin[i] = 0.01 * float64(i%7)
+	}
+	run := func(be tensorops.Backend, bilinear bool, m solver.Method, s *solver.Settings) *solver.Result {
+		g := mustGame(t, a)
+		if bilinear {
+			if g, err = solver.NewBilinear(a, solver.Block{Center: make([]float64, 50), Radius: 1.5, Lin: lin}, solver.Block{Lo: lo, Hi: hi}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := g.Place(be); err != nil {
+			t.Fatal(err)
+		}
+		defer g.Close()
+		res, err := solver.Solve(context.Background(), g, s, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	start := run(cpu, false, method(t, "rm+"), &solver.Settings{MaxIterations: 20})
+	for _, name := range solver.MethodNames() {
+		for _, c := range []struct {
+			label string
+			knobs []string
+			init  []float64
+		}{{"cold", nil, nil}, {"warm", nil, start.X}, {"restarted", []string{"restart-every", "15"}, nil}} {
+			s := &solver.Settings{MaxIterations: 60, Init: c.init}
+			r1 := run(cpu, false, method(t, name, c.knobs...), s)
+			r2 := run(gpu, false, method(t, name, c.knobs...), s)
+			same(t, name+" "+c.label, r1, r2)
+		}
+	}
+	s := &solver.Settings{MaxIterations: 300}
+	same(t, "bilinear", run(cpu, true, &solver.MirrorProx{}, s), run(gpu, true, &solver.MirrorProx{}, s))
+}
+
+// same compares a CPU and a GPU result.
+func same(t *testing.T, label string, r1, r2 *solver.Result) {
+	t.Helper()
+	if r1.Iterations != r2.Iterations || r1.Restarts != r2.Restarts || math.Abs(r1.Gap-r2.Gap) > 1e-9*math.Max(r1.Gap, 1e-300) {
+		t.Errorf("%s: cpu %d iterations, %d restarts, gap %.17g; cuda %d, %d, %.17g",
+			label, r1.Iterations, r1.Restarts, r1.Gap, r2.Iterations, r2.Restarts, r2.Gap)
+	}
+}
