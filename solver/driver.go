@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
+	"runtime/debug"
 	"time"
 )
 
@@ -16,16 +18,26 @@ type Problem interface {
 	Dim() int
 }
 
+// ErrMatrixFault is the error, wrapped, of a solve stopped by a memory
+// fault while reading the payoff matrix: a memory-mapped file truncated
+// under the solve (or, far less likely, memory corruption). Solve returns it
+// with a result that holds the best point so far and its certificate from
+// before the fault, not certified again (the matrix cannot be read).
+var ErrMatrixFault = errors.New("solver: reading the payoff matrix faulted")
+
 // Solve computes an approximate solution of p with method m (nil: the
 // default, DefaultMethodName) under settings s (nil: DefaultSettings()).
 //
 // Errors are for invalid problems, settings or methods, for a Recorder's
-// error and for a backend's failure. A canceled context is not an error: Solve
-// returns the best certified point so far with Status Canceled, within one
-// iteration.
+// error and for a backend's failure; only with ErrMatrixFault is the result
+// not nil as well. A canceled context is not an error: Solve returns the
+// best certified point so far with Status Canceled, within one iteration.
 func Solve(ctx context.Context, p Problem, s *Settings, m Method) (*Result, error) {
 	res := new(Result)
 	if err := SolveInto(ctx, res, p, s, m); err != nil {
+		if errors.Is(err, ErrMatrixFault) {
+			return res, err
+		}
 		return nil, err
 	}
 	return res, nil
@@ -99,8 +111,9 @@ type engine interface {
 	restart() error
 	// finish writes the best point into dst (X, and Row and Column for a
 	// game) and returns its final certificate, recomputed where the problem
-	// allows.
+	// allows; export writes it without certifying it.
 	finish(dst *Result, best certificate) (certificate, error)
+	export(dst *Result) error
 	// work fills the work counters of st and the last step size.
 	work(st *Stats)
 	// release returns what the solve borrowed (a temporary backend).
@@ -155,8 +168,17 @@ type tracker struct {
 	sinceRestart int
 }
 
-// run drives e from its start to a final, certified result in dst.
-func (t *tracker) run(ctx context.Context, dst *Result, e engine, s *Settings, method string) error {
+// run drives e from its start to a final, certified result in dst. A
+// memory fault reading the matrix (see ErrMatrixFault) ends it with the
+// best point so far: the goroutine asks for faults as panics, and the CPU
+// backend raises its workers' faults here.
+func (t *tracker) run(ctx context.Context, dst *Result, e engine, s *Settings, method string) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			err = t.fault(r, dst, e, method)
+		}
+	}()
 	*t = tracker{s: s, done: ctx.Done(), sh: e.shape(), best: noCertificate}
 	if t.sh.game {
 		t.best.lower, t.best.upper = math.Inf(-1), math.Inf(1)
@@ -223,6 +245,22 @@ func (t *tracker) run(ctx context.Context, dst *Result, e engine, s *Settings, m
 		t.fill(dst, st, final, method)
 		return nil
 	}
+	return err
+}
+
+// fault turns a panic r into ErrMatrixFault with the best point so far in
+// dst, if r is a memory fault; any other panic goes on.
+func (t *tracker) fault(r any, dst *Result, e engine, method string) error {
+	f, ok := r.(interface{ Addr() uintptr })
+	if _, rt := r.(runtime.Error); !ok || !rt {
+		panic(r)
+	}
+	err := fmt.Errorf("%w at address %#x (was a memory-mapped payoff file truncated?)", ErrMatrixFault, f.Addr())
+	if xerr := e.export(dst); xerr != nil {
+		return errors.Join(err, xerr)
+	}
+	e.work(&t.stats)
+	t.fill(dst, Canceled, t.best, method)
 	return err
 }
 

@@ -186,6 +186,7 @@ type mpSpace interface {
 	// accepted trial starts a new average.
 	restart() error
 	finish(dst *Result, best certificate) (certificate, error)
+	export(dst *Result) error
 	work(st *Stats)
 	release()
 }
@@ -305,6 +306,8 @@ func (e *mpEngine) restart() error {
 func (e *mpEngine) finish(dst *Result, best certificate) (certificate, error) {
 	return e.sp.finish(dst, best)
 }
+
+func (e *mpEngine) export(dst *Result) error { return e.sp.export(dst) }
 
 func (e *mpEngine) work(st *Stats) {
 	e.sp.work(st)

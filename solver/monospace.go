@@ -221,13 +221,17 @@ func (e *vecSpace) keep(k PointKind, _ int) {
 // was computed from the point's own operator values (or the regret bound
 // of the average), with no running average of a matrix product to round.
 func (e *vecSpace) finish(dst *Result, best certificate) (certificate, error) {
+	return best, e.export(dst)
+}
+
+func (e *vecSpace) export(dst *Result) error {
 	if cap(dst.X) < len(e.best) {
 		dst.X = make([]float64, len(e.best))
 	}
 	dst.X = dst.X[:len(e.best)]
 	copy(dst.X, e.best)
 	dst.Row, dst.Column = nil, nil
-	return best, nil
+	return nil
 }
 
 func (e *vecSpace) work(st *Stats) {

@@ -288,6 +288,15 @@ func (b *gameBase) certifyPass(x [2]tensorops.Vector) (certificate, error) {
 // exactly that point with a fresh pass over A, so the reported gap does not
 // inherit the rounding of the running averages of A q and Aᵀp.
 func (b *gameBase) finish(dst *Result) (certificate, error) {
+	if err := b.export(dst); err != nil {
+		return noCertificate, err
+	}
+	return b.certifyPass(b.best)
+}
+
+// export brings the best point to dst.X on the host, each block moved back
+// onto its set, and loads that point back as the best point.
+func (b *gameBase) export(dst *Result) error {
 	m, n := b.size[0], b.size[1]
 	if cap(dst.X) < m+n {
 		dst.X = make([]float64, m+n)
@@ -297,14 +306,14 @@ func (b *gameBase) finish(dst *Result) (certificate, error) {
 	parts := [2][]float64{dst.Row, dst.Column}
 	for k := range 2 {
 		if err := b.be.Store(parts[k], b.best[k]); err != nil {
-			return noCertificate, fmt.Errorf("solver: %w", err)
+			return fmt.Errorf("solver: %w", err)
 		}
 		b.pl.g.blocks[k].clean(parts[k])
 		if err := b.be.Load(b.best[k], parts[k]); err != nil {
-			return noCertificate, fmt.Errorf("solver: %w", err)
+			return fmt.Errorf("solver: %w", err)
 		}
 	}
-	return b.certifyPass(b.best)
+	return nil
 }
 
 // normalize clips x at 0 and scales it to sum 1.

@@ -4,10 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
-	"runtime/debug"
-
-	"github.com/gpump/gpump/solver"
 )
 
 // errInputChanged is the cause of a solve stopped because another process
@@ -48,26 +44,4 @@ func (l *loaded) changedErr(ctx context.Context) error {
 		return &inputChangedError{l.source}
 	}
 	return nil
-}
-
-// solve runs solve; with a mapped matrix, a fault reading it on this
-// goroutine (the file truncated without a lease to warn of it) becomes an
-// error instead of a crash. The backend's other worker goroutines are not
-// covered: with --threads above 1 such a fault still ends the process.
-func (l *loaded) solve(solve func() (*solver.Result, error)) (res *solver.Result, err error) {
-	if l.mapped {
-		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-		defer func() {
-			r := recover()
-			if r == nil {
-				return
-			}
-			fault, ok := r.(interface{ Addr() uintptr })
-			if _, rt := r.(runtime.Error); !ok || !rt {
-				panic(r)
-			}
-			res, err = nil, fmt.Errorf("%s: reading the memory-mapped matrix faulted at address %#x: was the file truncated during the solve?", l.source, fault.Addr())
-		}()
-	}
-	return solve()
 }

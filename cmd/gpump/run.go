@@ -187,10 +187,11 @@ func (j *job) run(ctx context.Context, rec solver.Recorder, log *slog.Logger) (*
 	}
 	method := l.scaleSettings(&s, j.method)
 	log.Info("solving", "algorithm", j.method.Name(), "device", backend.Name(), "threads", j.threads, "kernels", kernelsOf(backend), "target_relative_gap", s.RelGap)
-	res, err := l.solve(func() (*solver.Result, error) { return solver.Solve(ctx, problem, &s, method) })
-	if err != nil {
+	res, err := solver.Solve(ctx, problem, &s, method)
+	if err != nil && (res == nil || !errors.Is(err, solver.ErrMatrixFault)) {
 		return nil, nil, err
 	}
+	fault := err
 	l.unscaleResult(res)
 	log.Info("finished", "status", res.Status.String(), "gap", res.Gap, "relative_gap", res.RelGap,
 		"iterations", res.Iterations, "seconds", round3(res.Runtime.Seconds()))
@@ -216,6 +217,9 @@ func (j *job) run(ctx context.Context, rec solver.Recorder, log *slog.Logger) (*
 	}
 	if mp, ok := j.method.(*solver.MirrorProx); ok {
 		out.Setup = mp.Setup.String()
+	}
+	if fault != nil {
+		return out, res, fmt.Errorf("%s: %w", l.source, fault)
 	}
 	return out, res, l.changedErr(ctx)
 }

@@ -133,9 +133,16 @@ func solveAction(c *cli.Context) error {
 	defer outs.abort()
 
 	out, res, err := j.run(c.Context, outs.recorder(), log)
-	var changed *inputChangedError
-	if err != nil && !errors.As(err, &changed) {
-		return err
+	// Two errors still have a result to write: the mapped payoff file
+	// changed (the best point, certified before the change) or faulted
+	// (the best point, with its certificate from before the fault).
+	var changed error
+	var ic *inputChangedError
+	if err != nil {
+		if !errors.As(err, &ic) && !errors.Is(err, solver.ErrMatrixFault) || out == nil {
+			return err
+		}
+		changed = err
 	}
 	out.RowStrategy, out.ColumnStrategy = res.Row, res.Column
 	_, err = interruptible(nextInterrupt(c.Context), "writing the results", func() (any, error) {
