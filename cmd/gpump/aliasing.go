@@ -110,5 +110,11 @@ func (j *job) inputs() fileList {
 	var l fileList
 	l.add("the payoff file", j.path, true)
 	l.add("--init", j.initPath, true)
+	if j.initPath != "" {
+		// A result whose strategies went to an archive names it.
+		if name := initArchive(j.initPath); name != "" {
+			l.add("the strategies of --init", name, true)
+		}
+	}
 	return l
 }

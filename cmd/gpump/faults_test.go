@@ -41,11 +41,13 @@ func TestSolveAliasing(t *testing.T) {
 	r := filepath.Join(dir, "r.json")
 	st := filepath.Join(dir, "st.npz")
 	prev := filepath.Join(t.TempDir(), "prev.json") // a warm start's result
-	if code, _, stderr := gpump(t, "solve", game, "-o", prev, "-q"); code != exitOK {
+	prevSt := filepath.Join(filepath.Dir(prev), "prev.npz")
+	if code, _, stderr := gpump(t, "solve", game, "-o", prev, "--strategies", prevSt, "-q"); code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	cases := [][]string{
 		{game, "--init", prev, "-o", prev},
+		{game, "--init", prev, "--strategies", prevSt}, // the archive the result names
 		{game, "-o", game},
 		{game, "-o", link},
 		{game, "-o", hard},

@@ -54,17 +54,36 @@ func readInit(path string) (*warmStart, error) {
 		return nil, fmt.Errorf("--init: %w", err)
 	}
 	if w.row == nil && w.solution == nil {
-		// The strategies went to an archive: it is named relative to
-		// the directory the command ran in, or to the result's.
-		name := w.source
-		if _, err := os.Stat(name); err != nil && !filepath.IsAbs(name) {
-			name = filepath.Join(filepath.Dir(path), name)
-		}
-		if w, err = readStrategiesNPZ(name); err != nil {
+		if w, err = readStrategiesNPZ(archivePath(path, w.source)); err != nil {
 			return nil, fmt.Errorf("--init: %s: %w", path, err)
 		}
 	}
 	return w, nil
+}
+
+// archivePath resolves the strategies archive a result names: relative to
+// the directory the command ran in, or to the result's.
+func archivePath(result, name string) string {
+	if _, err := os.Stat(name); err != nil && !filepath.IsAbs(name) {
+		return filepath.Join(filepath.Dir(result), name)
+	}
+	return name
+}
+
+// initArchive returns the strategies archive a --init result names, or "".
+func initArchive(path string) string {
+	if strings.EqualFold(filepath.Ext(path), ".npz") {
+		return ""
+	}
+	data, err := os.ReadFile(path)
+	if err != nil || len(data) > maxInitJSON {
+		return ""
+	}
+	w, err := decodeInitJSON(path, data)
+	if err != nil || w.row != nil || w.solution != nil {
+		return ""
+	}
+	return archivePath(path, w.source)
 }
 
 // decodeInitJSON decodes a gpump result. A result whose strategies went to
