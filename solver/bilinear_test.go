@@ -141,23 +141,7 @@ func TestBilinearBoxBall(t *testing.T) {
 
 	// The host solver on the same saddle point (F(u, w) = (Bw + b,
 	// −(Bᵀu − c)) over box × ball) brackets the same value.
-	host := &solver.Monotone{F: solver.OperatorFunc(func(dst, z []float64) {
-		u, w := z[:k], z[k:]
-		for i := range k {
-			s := b[i]
-			for j := range l {
-				s += bmat[i*l+j] * w[j]
-			}
-			dst[i] = s
-		}
-		for j := range l {
-			s := -c[j]
-			for i := range k {
-				s += bmat[i*l+j] * u[i]
-			}
-			dst[k+j] = -s
-		}
-	})}
+	host := &solver.Monotone{F: boxBallOperator(bmat, b, c, k, l)}
 	boxGeo, _ := solver.NewBox(k, -1, 1)
 	host.Set = solver.NewProduct(boxGeo, &solver.Ball{Center: make([]float64, l), Radius: 2})
 	hres, err := solver.Solve(context.Background(), host, &solver.Settings{AbsGap: 1e-6, MaxIterations: 200000}, nil)

@@ -39,21 +39,15 @@ type mpGame struct {
 // mirrorProx returns the game's mirror-prox engine in setup s, made on the
 // first solve of its placement.
 func (g *MatrixGame) mirrorProx(s tensorops.Setup) (*mpEngine, error) {
-	pl, err := g.acquire()
-	if err != nil {
-		return nil, err
-	}
-	if e := pl.mp[s]; e != nil {
-		return e, nil
-	}
-	sp, err := newMPGame(pl, s)
-	if err != nil {
-		pl.release()
-		return nil, err
-	}
-	sp.oracle = exactOracle{&sp.gameBase}
-	pl.mp[s] = &mpEngine{sp: sp}
-	return pl.mp[s], nil
+	e, _, err := engineOf(g, func(pl *placement) **mpEngine { return &pl.mp[s] }, func(pl *placement) (*mpEngine, error) {
+		sp, err := newMPGame(pl, s)
+		if err != nil {
+			return nil, err
+		}
+		sp.oracle = exactOracle{&sp.gameBase}
+		return &mpEngine{sp: sp}, nil
+	})
+	return e, err
 }
 
 func newMPGame(pl *placement, s tensorops.Setup) (*mpGame, error) {
@@ -105,10 +99,7 @@ func (e *mpGame) start(init []float64) (certificate, error) {
 		return noCertificate, err
 	}
 	c, err := e.evalY()
-	if warm {
-		return c0, err
-	}
-	return c, err
+	return startCertificate(c0, warm, c, err)
 }
 
 // placeStart sets y to argmin R or to init (checked), mixed as warm starts

@@ -234,10 +234,7 @@ func (s EuclideanSimplex) StartAt(state, point []float64) error {
 
 // Prox projects center − eta g onto the simplex.
 func (s EuclideanSimplex) Prox(dst, dstPoint, center, g []float64, eta float64) {
-	for i, c := range center {
-		dst[i] = c - eta*g[i]
-	}
-	tensorops.ProjectSimplex(dst, dst)
+	tensorops.ProjectSimplex(dst, gradientStep(dst, center, g, eta))
 	copy(dstPoint, dst)
 }
 

@@ -82,11 +82,17 @@ func (b *Box) StartAt(state, point []float64) error {
 // Prox clips center − eta g to the box (tensorops.ClipBox, the CPU
 // backend's box prox).
 func (b *Box) Prox(dst, dstPoint, center, g []float64, eta float64) {
+	tensorops.ClipBox(dst, gradientStep(dst, center, g, eta), b.Lo, b.Hi)
+	copy(dstPoint, dst)
+}
+
+// gradientStep sets dst = center − eta g and returns it: the Euclidean
+// prox-mappings project it onto their sets.
+func gradientStep(dst, center, g []float64, eta float64) []float64 {
 	for i, c := range center {
 		dst[i] = c - eta*g[i]
 	}
-	tensorops.ClipBox(dst, dst, b.Lo, b.Hi)
-	copy(dstPoint, dst)
+	return dst
 }
 
 // Support returns Σ max(Lo_i g_i, Hi_i g_i).
@@ -158,10 +164,7 @@ func (b *Ball) StartAt(state, point []float64) error {
 // Prox projects center − eta g onto the ball (tensorops.ProjectBall, the
 // CPU backend's ball prox).
 func (b *Ball) Prox(dst, dstPoint, center, g []float64, eta float64) {
-	for i, c := range center {
-		dst[i] = c - eta*g[i]
-	}
-	tensorops.ProjectBall(dst, dst, b.Center, b.Radius)
+	tensorops.ProjectBall(dst, gradientStep(dst, center, g, eta), b.Center, b.Radius)
 	copy(dstPoint, dst)
 }
 

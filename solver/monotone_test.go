@@ -78,6 +78,28 @@ func TestMonotoneMatchesGame(t *testing.T) {
 	}
 }
 
+// boxBallOperator is F(u, w) = (B w + b, −(Bᵀu − c)), the operator of
+// min_u max_w uᵀBw + bᵀu − cᵀw with B k×l row-major.
+func boxBallOperator(B, b, c []float64, k, l int) solver.Operator {
+	return solver.OperatorFunc(func(dst, z []float64) {
+		u, w := z[:k], z[k:]
+		for i := range k {
+			s := b[i]
+			for j := range l {
+				s += B[i*l+j] * w[j]
+			}
+			dst[i] = s
+		}
+		for j := range l {
+			s := -c[j]
+			for i := range k {
+				s += B[i*l+j] * u[i]
+			}
+			dst[k+j] = -s
+		}
+	})
+}
+
 // TestBilinearBoxes solves min_{u∈[-1,1]^k} max_{w∈ball} uᵀBw + bᵀu − cᵀw,
 // a bilinear saddle point with Euclidean sets, and checks the certified gap
 // against a brute-force evaluation of the saddle gap at the returned point.
@@ -95,23 +117,7 @@ func TestBilinearBoxes(t *testing.T) {
 	for i := range c {
 		c[i] = rng.NormFloat64()
 	}
-	F := solver.OperatorFunc(func(dst, z []float64) {
-		u, w := z[:k], z[k:]
-		for i := range k {
-			s := b[i]
-			for j := range l {
-				s += B[i*l+j] * w[j]
-			}
-			dst[i] = s
-		}
-		for j := range l {
-			s := -c[j]
-			for i := range k {
-				s += B[i*l+j] * u[i]
-			}
-			dst[k+j] = -s
-		}
-	})
+	F := boxBallOperator(B, b, c, k, l)
 	box, err := solver.NewBox(k, -1, 1)
 	if err != nil {
 		t.Fatal(err)

@@ -50,22 +50,17 @@ func (m *OMWU) Uses(p Problem) error {
 
 func (m *OMWU) engine(p Problem, _ *Settings) (engine, error) {
 	g := p.(*MatrixGame)
-	pl, err := g.acquire()
+	e, pl, err := engineOf(g, func(pl *placement) **omwuEngine { return &pl.omwu }, func(pl *placement) (*omwuEngine, error) {
+		e := &omwuEngine{}
+		var err error
+		if e.pairEngine, err = newPairEngine(pl, tensorops.Entropic); err != nil {
+			return nil, err
+		}
+		return e, e.alloc()
+	})
 	if err != nil {
 		return nil, err
 	}
-	if pl.omwu == nil {
-		e := &omwuEngine{}
-		if e.pairEngine, err = newPairEngine(pl, tensorops.Entropic); err == nil {
-			err = e.alloc()
-		}
-		if err != nil {
-			pl.release()
-			return nil, err
-		}
-		pl.omwu = e
-	}
-	e := pl.omwu
 	e.policy, e.kind = m.Restart, m.Averaging
 	if e.kind == DefaultAveraging {
 		e.kind = Uniform
@@ -116,10 +111,7 @@ func (e *omwuEngine) start(init []float64) (certificate, error) {
 		return noCertificate, err
 	}
 	c, err := e.first()
-	if warm {
-		return c0, err
-	}
-	return c, err
+	return startCertificate(c0, warm, c, err)
 }
 
 // first makes the current pair the start of a new average with g_{t−1} =

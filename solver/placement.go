@@ -76,6 +76,32 @@ func (pl *placement) placeBlock(k int) error {
 	return nil
 }
 
+// engineOf returns g's engine of one kind for a solve, made by build on the
+// first solve of its placement with that kind (slot picks where it is kept).
+func engineOf[E any](g *MatrixGame, slot func(*placement) **E, build func(*placement) (*E, error)) (*E, *placement, error) {
+	pl, err := g.acquire()
+	if err != nil {
+		return nil, nil, err
+	}
+	e, err := cached(pl, slot(pl), func() (*E, error) { return build(pl) })
+	return e, pl, err
+}
+
+// cached returns the engine in *slot, built by build on the placement's
+// first solve with that kind of method; a failed build releases the
+// placement.
+func cached[E any](pl *placement, slot **E, build func() (*E, error)) (*E, error) {
+	if *slot == nil {
+		e, err := build()
+		if err != nil {
+			pl.release()
+			return nil, err
+		}
+		*slot = e
+	}
+	return *slot, nil
+}
+
 // release ends one solve: a temporary placement is freed with its backend,
 // the game's own is unlocked.
 func (pl *placement) release() {
@@ -167,6 +193,15 @@ func (b *gameBase) begin(avg ...[2]tensorops.Vector) {
 			b.be.Axpby(v[k], 0, v[k], 0, v[k])
 		}
 	}
+}
+
+// startCertificate is the certificate of a start: that of the warm start as
+// given (c0) when certifyInit certified it, else that of the start point c.
+func startCertificate(c0 certificate, warm bool, c certificate, err error) (certificate, error) {
+	if warm {
+		return c0, err
+	}
+	return c, err
 }
 
 // certifyInit checks the warm start init, writes it normalized to the host

@@ -113,26 +113,22 @@ func usesGame(method string, p Problem, a Averaging, r *Restart) error {
 
 func (m *RegretMatching) engine(p Problem, _ *Settings) (engine, error) {
 	g := p.(*MatrixGame)
-	pl, err := g.acquire()
+	e, _, err := engineOf(g, func(pl *placement) **rmEngine { return &pl.rm }, func(pl *placement) (*rmEngine, error) {
+		e := &rmEngine{sums: make([]float64, g.m+g.n)}
+		var err error
+		if e.pairEngine, err = newPairEngine(pl, tensorops.Euclidean); err != nil {
+			return nil, err
+		}
+		for k := range 2 {
+			if e.r[k], err = e.vec(k); err != nil {
+				return nil, err
+			}
+		}
+		return e, nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	if pl.rm == nil {
-		e := &rmEngine{sums: make([]float64, g.m+g.n)}
-		if e.pairEngine, err = newPairEngine(pl, tensorops.Euclidean); err == nil {
-			for k := range 2 {
-				if e.r[k], err = e.vec(k); err != nil {
-					break
-				}
-			}
-		}
-		if err != nil {
-			pl.release()
-			return nil, err
-		}
-		pl.rm = e
-	}
-	e := pl.rm
 	e.m, e.policy, e.kind = m, m.Restart, m.Averaging
 	if e.kind == DefaultAveraging {
 		e.kind = Linear

@@ -118,25 +118,24 @@ func (r *GABounded) Observe(t *Trial) bool {
 
 // GAStochastic is GABounded with the constant of the stochastic smooth
 // setting (paper section 6, Theorem 6.1): C = 0 means 5.
-type GAStochastic struct {
-	C float64
-	b GABounded
-}
+type GAStochastic struct{ GABounded }
 
 // Name returns "ga-stochastic".
 func (r *GAStochastic) Name() string { return "ga-stochastic" }
 
 // Init resets the rule.
 func (r *GAStochastic) Init(k Constants) error {
-	r.b.C = defaultC(r.C, 5)
-	return r.b.Init(k)
+	r.c = defaultC(r.C, 5)
+	return r.init(k)
 }
 
-// Step returns D / √(G0² + Σ Z_i²).
-func (r *GAStochastic) Step() float64 { return r.b.Step() }
-
-// Observe adds Z_t².
-func (r *GAStochastic) Observe(t *Trial) bool { return r.b.Observe(t) }
+// firstStep is the universal rules' first step D/G0, which the rules with
+// their own updates start from.
+func firstStep(k Constants) (float64, error) {
+	var u universal
+	err := u.init(k)
+	return u.step(), err
+}
 
 func defaultC(c, def float64) float64 {
 	if c > 0 {
@@ -205,13 +204,10 @@ type AMP struct {
 func (r *AMP) Name() string { return "amp" }
 
 // Init resets the rule.
-func (r *AMP) Init(k Constants) error {
-	var u universal
-	if err := u.init(k); err != nil {
-		return err
-	}
-	r.eta, r.theta = u.step(), defaultC(r.Theta, 0.9)
-	return nil
+func (r *AMP) Init(k Constants) (err error) {
+	r.eta, err = firstStep(k)
+	r.theta = defaultC(r.Theta, 0.9)
+	return err
 }
 
 // Step returns the current step.
@@ -239,16 +235,12 @@ type AdaProx struct {
 func (r *AdaProx) Name() string { return "adaprox" }
 
 // Init resets the rule.
-func (r *AdaProx) Init(k Constants) error {
+func (r *AdaProx) Init(k Constants) (err error) {
 	r.g0, r.sum = r.Gamma0, 0
 	if r.g0 <= 0 {
-		var u universal
-		if err := u.init(k); err != nil {
-			return err
-		}
-		r.g0 = u.step()
+		r.g0, err = firstStep(k)
 	}
-	return nil
+	return err
 }
 
 // Step returns gamma_t.
@@ -278,13 +270,10 @@ func (r *Backtracking) Name() string { return "backtracking" }
 func (r *Backtracking) Averaging() Averaging { return StepWeighted }
 
 // Init resets the rule.
-func (r *Backtracking) Init(k Constants) error {
-	var u universal
-	if err := u.init(k); err != nil {
-		return err
-	}
-	r.eta, r.tries = u.step(), 0
-	return nil
+func (r *Backtracking) Init(k Constants) (err error) {
+	r.eta, err = firstStep(k)
+	r.tries = 0
+	return err
 }
 
 // Step returns the current step.

@@ -111,15 +111,15 @@ func (s *SampledGame) mirrorProx(su tensorops.Setup, st *Settings) (*mpEngine, e
 	if err != nil {
 		return nil, err
 	}
-	e := pl.sampled[su]
-	if e == nil {
+	e, err := cached(pl, &pl.sampled[su], func() (*mpEngine, error) {
 		mp, err := newMPGame(pl, su)
 		if err != nil {
-			pl.release()
 			return nil, err
 		}
-		e = &mpEngine{sp: &sampledSpace{mpGame: mp}}
-		pl.sampled[su] = e
+		return &mpEngine{sp: &sampledSpace{mpGame: mp}}, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	sp := e.sp.(*sampledSpace)
 	m, n := s.Game.Dims()

@@ -29,6 +29,12 @@ func uniformGame(seed uint64, m, n int, lo, hi float64) *tensor.Dense {
 	return dense(m, n, func(int, int) float64 { return lo + (hi-lo)*rng.Float64() })
 }
 
+// gaussianGame is an m×n game with standard normal entries.
+func gaussianGame(seed uint64, m, n int) *tensor.Dense {
+	rng := rand.New(rand.NewPCG(seed, 13))
+	return dense(m, n, func(int, int) float64 { return rng.NormFloat64() })
+}
+
 // saddleGame has a pure saddle entry v at (i0, j0): the minimum of its row
 // and the maximum of its column, so v* = v.
 func saddleGame(seed uint64, m, n, i0, j0 int, v float64) *tensor.Dense {

@@ -3,19 +3,12 @@ package solver_test
 import (
 	"context"
 	"math"
-	"math/rand/v2"
 	"testing"
 
 	"gorgonia.org/tensor"
 
 	"github.com/gpump/gpump/solver"
 )
-
-// gaussianGame is an m×n game with standard normal entries.
-func gaussianGame(seed uint64, m, n int) *tensor.Dense {
-	rng := rand.New(rand.NewPCG(seed, 13))
-	return dense(m, n, func(int, int) float64 { return rng.NormFloat64() })
-}
 
 // TestWarmStart: a solve warm-started from a 1e-3 answer reaches 1e-4 in
 // fewer passes than a cold solve, for every method; for rm+ and ga-smooth,

@@ -93,20 +93,12 @@ func NewCapacity(size int, seed uint64) (*solver.Monotone, Info, error) {
 	n := float64(size)
 	m.Bound = 2 * n * n * slices.Max(c.W)
 	m.Scale = startGap(m)
-	info := Info{
-		Name:    "capacity",
-		Setting: BregmanSmooth,
-		Rule:    "ga-smooth",
-		Summary: fmt.Sprintf("min_{x∈Δ_%d} Σ w_i/x_i (square-root capacity assignment), entropic setup", size),
-		Source: "Kleinrock (1964), square-root capacity assignment; singular resource-allocation operators: Antonakopoulos, " +
-			"Belmega and Mertikopoulos (2019); the paper's Bregman smooth setting (B1), Theorem 4.1",
-		Size: size, Dim: size,
-		Optimum:   known(fs),
-		Solution:  xs,
-		Objective: c.Objective,
-		Error:     func(x []float64) float64 { return c.Objective(x) - fs },
-		ErrorKind: "objective error f(x) − f*",
-		GapKind:   "strong gap / regret bound over the simplex, an upper bound of f(x) − f*",
-	}
+	info := minimization(c.Objective, fs, xs)
+	info.Name, info.Setting, info.Rule = "capacity", BregmanSmooth, "ga-smooth"
+	info.Summary = fmt.Sprintf("min_{x∈Δ_%d} Σ w_i/x_i (square-root capacity assignment), entropic setup", size)
+	info.Source = "Kleinrock (1964), square-root capacity assignment; singular resource-allocation operators: Antonakopoulos, " +
+		"Belmega and Mertikopoulos (2019); the paper's Bregman smooth setting (B1), Theorem 4.1"
+	info.Size, info.Dim = size, size
+	info.GapKind = "strong gap / regret bound over the simplex, an upper bound of f(x) − f*"
 	return m, info, nil
 }

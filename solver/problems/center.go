@@ -135,20 +135,12 @@ func NewCenter(size int, seed uint64) (*solver.Monotone, Info, error) {
 	m := &solver.Monotone{F: c, Set: geo}
 	m.Bound = solver.EstimateG0(c, geo, rng)
 	m.Scale = startGap(m)
-	info := Info{
-		Name:    "center",
-		Setting: BregmanBounded,
-		Rule:    "ga-bounded",
-		Summary: fmt.Sprintf("min_{x∈R^%d} max_k ⅔‖x − b_k‖^{3/2} over %d points (1-center, planted), cubic setup", d, c.K),
-		Source: "relative continuity: Lu (2019), reference function ⅓‖x‖³ (+ ½‖x‖²); the paper's Bregman bounded " +
-			"setting (C1), Theorem 5.1; restricted gap: Nesterov (2007)",
-		Size: size, Dim: d,
-		Optimum:   known(fs),
-		Solution:  cs,
-		Objective: c.Objective,
-		Error:     func(x []float64) float64 { return c.Objective(x) - fs },
-		ErrorKind: "objective error f(x) − f*",
-		GapKind:   "restricted gap over the ball ‖z‖ ≤ 3 (holds x*), an upper bound of f(x) − f*",
-	}
+	info := minimization(c.Objective, fs, cs)
+	info.Name, info.Setting, info.Rule = "center", BregmanBounded, "ga-bounded"
+	info.Summary = fmt.Sprintf("min_{x∈R^%d} max_k ⅔‖x − b_k‖^{3/2} over %d points (1-center, planted), cubic setup", d, c.K)
+	info.Source = "relative continuity: Lu (2019), reference function ⅓‖x‖³ (+ ½‖x‖²); the paper's Bregman bounded " +
+		"setting (C1), Theorem 5.1; restricted gap: Nesterov (2007)"
+	info.Size, info.Dim = size, d
+	info.GapKind = "restricted gap over the ball ‖z‖ ≤ 3 (holds x*), an upper bound of f(x) − f*"
 	return m, info, nil
 }

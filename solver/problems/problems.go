@@ -165,6 +165,16 @@ func startGap(p *solver.Monotone) float64 {
 	return -dot(g, y) + p.Set.Support(g)
 }
 
+// minimization is the Info of a minimization with objective f, known
+// optimal value fs and solution xs: its error is f(x) − f*.
+func minimization(f func([]float64) float64, fs float64, xs []float64) Info {
+	return Info{
+		Optimum: known(fs), Solution: xs, Objective: f,
+		Error:     func(x []float64) float64 { return f(x) - fs },
+		ErrorKind: "objective error f(x) − f*",
+	}
+}
+
 // known returns an Optimum function for a value known in closed form.
 func known(v float64) func() (float64, error) { return func() (float64, error) { return v, nil } }
 
