@@ -9,13 +9,12 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
 	"unsafe"
 
-	"golang.org/x/sys/unix"
+	"github.com/gpump/gpump/internal/guardpage"
 )
 
 // kernelTol is the accepted error of a dot product relative to Σ|a_j q_j|
@@ -375,62 +374,21 @@ func callRead[T float32 | float64](a []T) float64 {
 	panic("unreachable")
 }
 
-// guarded is a buffer of exactly the requested size placed flush against
-// an inaccessible (PROT_NONE) page, either right after its end or right
-// before its start. Unlike a Go sub-slice, whose capacity only limits Go
-// code, this makes any assembly access past the boundary fault.
-type guarded struct {
-	mem  []byte // the whole mapping, guard pages included
-	data unsafe.Pointer
-}
-
-func newGuarded(t *testing.T, nbytes int, flushEnd bool) *guarded {
+// guardedSlice returns n random elements lying flush against an
+// inaccessible page (after them or before them), so that any access past
+// their ends faults.
+func guardedSlice[T float32 | float64](t *testing.T, r *rand.Rand, n int, flushEnd bool) ([]T, *guardpage.Buffer) {
 	t.Helper()
-	page := unix.Getpagesize()
-	body := (nbytes + page - 1) / page * page
-	if body == 0 {
-		body = page
-	}
-	mem, err := unix.Mmap(-1, 0, body+2*page, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
-	if err != nil {
-		t.Fatalf("mmap: %v", err)
-	}
-	if err := unix.Mprotect(mem[:page], unix.PROT_NONE); err != nil {
-		t.Fatalf("mprotect: %v", err)
-	}
-	if err := unix.Mprotect(mem[page+body:], unix.PROT_NONE); err != nil {
-		t.Fatalf("mprotect: %v", err)
-	}
-	off := page
-	if flushEnd {
-		off = page + body - nbytes
-	}
-	return &guarded{mem: mem, data: unsafe.Pointer(&mem[off])}
-}
-
-func (g *guarded) free() { _ = unix.Munmap(g.mem) }
-
-func guardedSlice[T float32 | float64](t *testing.T, r *rand.Rand, n int, flushEnd bool) ([]T, *guarded) {
 	var zero T
-	g := newGuarded(t, n*int(unsafe.Sizeof(zero)), flushEnd)
-	x := unsafe.Slice((*T)(g.data), n)
+	g, err := guardpage.New(n*int(unsafe.Sizeof(zero)), flushEnd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := guardpage.Slice[T](g, n)
 	for i := range x {
 		x[i] = T(2*r.Float64() - 1)
 	}
 	return x, g
-}
-
-// faults runs f and reports whether it touched an inaccessible page.
-func faults(f func()) (fault bool) {
-	old := debug.SetPanicOnFault(true)
-	defer debug.SetPanicOnFault(old)
-	defer func() {
-		if recover() != nil {
-			fault = true
-		}
-	}()
-	f()
-	return false
 }
 
 // TestKernelGuardPages checks that no kernel reads or writes outside
@@ -444,11 +402,11 @@ func TestKernelGuardPages(t *testing.T) {
 		// a row that claims one element more than is mapped.
 		x, g := guardedSlice[float64](t, r, 8, true)
 		y, gy := guardedSlice[float64](t, r, 9, true)
-		if !faults(func() { dot1F64(unsafe.Slice(&x[0], 9), 9, y) }) {
+		if !guardpage.Faults(func() { dot1F64(unsafe.Slice(&x[0], 9), 9, y) }) {
 			t.Fatalf("reading past a guard page did not fault; the test cannot detect over-reads")
 		}
-		g.free()
-		gy.free()
+		g.Free()
+		gy.Free()
 
 		for _, flushEnd := range []bool{true, false} {
 			for _, n := range kernelSizes {
@@ -470,11 +428,11 @@ func TestKernelGuardPages(t *testing.T) {
 func guardOps[T float32 | float64](t *testing.T, r *rand.Rand, what string, nr, lda, n int, flushEnd bool) {
 	t.Helper()
 	a, ga := guardedSlice[T](t, r, (nr-1)*lda+n, flushEnd)
-	defer ga.free()
+	defer ga.Free()
 	q, gq := guardedSlice[float64](t, r, n, flushEnd)
-	defer gq.free()
+	defer gq.Free()
 	s, gs := guardedSlice[float64](t, r, n, flushEnd)
-	defer gs.free()
+	defer gs.Free()
 	var p, dots [8]float64
 	randVec(r, p[:])
 	last := a[(nr-1)*lda:]
@@ -496,7 +454,7 @@ func guardOps[T float32 | float64](t *testing.T, r *rand.Rand, what string, nr, 
 		{"read", func() { callRead(a) }},
 	}
 	for _, op := range ops {
-		if faults(op.f) {
+		if guardpage.Faults(op.f) {
 			t.Fatalf("%s %s: accessed memory outside its operands", what, op.name)
 		}
 	}
@@ -549,16 +507,19 @@ func testReadLoops[T float32 | float64](t *testing.T) {
 			want += readValue(i)
 		}
 		for _, flushEnd := range []bool{true, false} {
-			g := newGuarded(t, n*size, flushEnd)
-			a := unsafe.Slice((*T)(g.data), n)
+			g, err := guardpage.New(n*size, flushEnd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := guardpage.Slice[T](g, n)
 			for i := range a {
 				a[i] = T(readValue(i))
 			}
 			var got float64
-			if faults(func() { got = callRead(a) }) {
+			if guardpage.Faults(func() { got = callRead(a) }) {
 				t.Fatalf("%T n=%d flushEnd=%v: read memory outside a", a, n, flushEnd)
 			}
-			g.free()
+			g.Free()
 			if got != want {
 				t.Fatalf("%T n=%d flushEnd=%v: got %v, want %v", a, n, flushEnd, got, want)
 			}
