@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/gpump/gpump/internal/memread"
 	"gorgonia.org/tensor"
 )
 
@@ -319,7 +320,7 @@ type readRateJob struct {
 
 func (r *readRateJob) run(w int) {
 	lo, hi := span(len(r.buf), r.nw, w, 8)
-	r.sums[w][0] = readF64(r.buf[lo:hi])
+	r.sums[w][0] = float64(memread.Slice(r.buf[lo:hi]))
 }
 
 // ReadRate measures the rate, in bytes per second, at which this machine's

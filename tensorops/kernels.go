@@ -50,9 +50,6 @@ type kernelSet struct {
 	dot1F32   func(a []float32, n int, q []float64) float64
 	axpy4F32  func(a []float32, lda, n int, s []float64, p *[4]float64)
 	axpy1F32  func(a []float32, n int, s []float64, p float64)
-
-	readF64 func(a []float64) float64
-	readF32 func(a []float32) float64
 }
 
 // genericKernels is the portable implementation. It is the only one on
@@ -80,9 +77,6 @@ var genericKernels = kernelSet{
 	dot1F32:   dot1F32Generic,
 	axpy4F32:  axpy4F32Generic,
 	axpy1F32:  axpy1F32Generic,
-
-	readF64: readF64Generic,
-	readF32: readF32Generic,
 }
 
 // kernelsEnv names the environment variable that forces an implementation
@@ -281,20 +275,6 @@ func axpy1F32(a []float32, n int, s []float64, p float64) {
 	checkVec("axpy1F32", "s", len(s), n)
 	active.axpy1F32(a, n, s, p)
 }
-
-// readF64 returns the sum of all elements of a, in an unspecified but
-// fixed order (the result is a deterministic function of a for a given
-// implementation). It exists to measure how fast this machine can stream a
-// matrix, the yardstick for the kernels above, so it must be the fastest
-// plain read of a there is: every element is loaded exactly once, in as
-// many concurrent streams as the memory system rewards (see the read loops
-// in kernels_amd64.s); it never panics.
-func readF64(a []float64) float64 { return active.readF64(a) }
-
-// readF32 returns the float64 sum of all elements of a (each converted to
-// float64, all additions in float64), in an unspecified but fixed order;
-// see readF64.
-func readF32(a []float32) float64 { return active.readF32(a) }
 
 // checkRows panics unless a slice of length lenA holds rows (4 or 8) rows
 // of n elements spaced lda apart. The last row ends at (rows-1)*lda+n,
@@ -536,62 +516,4 @@ func axpy1F32Generic(a []float32, n int, s []float64, p float64) {
 	for j := range s {
 		s[j] += p * float64(a[j])
 	}
-}
-
-// readF64Generic reads a as eight segments side by side (one stream alone
-// leaves memory bandwidth unused; eight read ~15% faster than four here),
-// with one sum per segment so the additions do not form a single
-// dependency chain. The assembly versions read sixteen segments.
-func readF64Generic(a []float64) float64 {
-	seg := len(a) / 8
-	a0 := a[:seg]
-	a1 := a[seg:][:len(a0)]
-	a2 := a[2*seg:][:len(a0)]
-	a3 := a[3*seg:][:len(a0)]
-	a4 := a[4*seg:][:len(a0)]
-	a5 := a[5*seg:][:len(a0)]
-	a6 := a[6*seg:][:len(a0)]
-	a7 := a[7*seg:][:len(a0)]
-	var s0, s1, s2, s3, s4, s5, s6, s7 float64
-	for j, x := range a0 {
-		s0 += x
-		s1 += a1[j]
-		s2 += a2[j]
-		s3 += a3[j]
-		s4 += a4[j]
-		s5 += a5[j]
-		s6 += a6[j]
-		s7 += a7[j]
-	}
-	for _, x := range a[8*seg:] {
-		s0 += x
-	}
-	return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
-}
-
-func readF32Generic(a []float32) float64 {
-	seg := len(a) / 8
-	a0 := a[:seg]
-	a1 := a[seg:][:len(a0)]
-	a2 := a[2*seg:][:len(a0)]
-	a3 := a[3*seg:][:len(a0)]
-	a4 := a[4*seg:][:len(a0)]
-	a5 := a[5*seg:][:len(a0)]
-	a6 := a[6*seg:][:len(a0)]
-	a7 := a[7*seg:][:len(a0)]
-	var s0, s1, s2, s3, s4, s5, s6, s7 float64
-	for j, x := range a0 {
-		s0 += float64(x)
-		s1 += float64(a1[j])
-		s2 += float64(a2[j])
-		s3 += float64(a3[j])
-		s4 += float64(a4[j])
-		s5 += float64(a5[j])
-		s6 += float64(a6[j])
-		s7 += float64(a7[j])
-	}
-	for _, x := range a[8*seg:] {
-		s0 += float64(x)
-	}
-	return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
 }

@@ -35,9 +35,6 @@ var avx512Kernels = kernelSet{
 	axpy8F32:  axpy8F32AVX512,
 	axpy4F32:  axpy4F32AVX512,
 	axpy1F32:  axpy1F32AVX512,
-
-	readF64: readF64AVX512,
-	readF32: readF32AVX512,
 }
 
 var avx2Kernels = kernelSet{
@@ -62,9 +59,6 @@ var avx2Kernels = kernelSet{
 	axpy8F32:  axpy8F32AVX2,
 	axpy4F32:  axpy4F32AVX2,
 	axpy1F32:  axpy1F32AVX2,
-
-	readF64: readF64AVX2,
-	readF32: readF32AVX2,
 }
 
 // availableKernels lists the implementations this CPU can run, best first.
@@ -138,12 +132,6 @@ func axpy4F32AVX512(a []float32, lda, n int, s []float64, p *[4]float64)
 func axpy1F32AVX512(a []float32, n int, s []float64, p float64)
 
 //go:noescape
-func readF64AVX512(a []float64) float64
-
-//go:noescape
-func readF32AVX512(a []float32) float64
-
-//go:noescape
 func fused8F64AVX2(a []float64, lda, n int, q, s []float64, p, dots *[8]float64)
 
 //go:noescape
@@ -196,9 +184,3 @@ func axpy4F32AVX2(a []float32, lda, n int, s []float64, p *[4]float64)
 
 //go:noescape
 func axpy1F32AVX2(a []float32, n int, s []float64, p float64)
-
-//go:noescape
-func readF64AVX2(a []float64) float64
-
-//go:noescape
-func readF32AVX2(a []float32) float64

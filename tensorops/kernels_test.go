@@ -15,6 +15,7 @@ import (
 	"unsafe"
 
 	"github.com/gpump/gpump/internal/guardpage"
+	"github.com/gpump/gpump/internal/memread"
 )
 
 // kernelTol is the accepted error of a dot product relative to Σ|a_j q_j|
@@ -238,18 +239,6 @@ func testOps[T float32 | float64](t *testing.T, r *rand.Rand, what string, a []T
 		checkS(t, w+" axpy1", s, want, mag)
 	}
 
-	// readF64/readF32 see exactly the (nr-1)*lda+n elements of the block,
-	// with the NaN gaps replaced by numbers.
-	block := make([]T, (nr-1)*lda+n)
-	var sum, sumAbs float64
-	for i := range block {
-		block[i] = T(2*r.Float64() - 1)
-		sum += float64(block[i])
-		sumAbs += math.Abs(float64(block[i]))
-	}
-	if got := callRead(block); !closeTo(got, sum, sumAbs) {
-		t.Fatalf("%s read: got %v, want %v", what, got, sum)
-	}
 }
 
 // The call* helpers dispatch on the element type to the checked entry
@@ -364,16 +353,6 @@ func callAxpy1[T float32 | float64](a []T, n int, s []float64, p float64) {
 	}
 }
 
-func callRead[T float32 | float64](a []T) float64 {
-	switch a := any(a).(type) {
-	case []float64:
-		return readF64(a)
-	case []float32:
-		return readF32(a)
-	}
-	panic("unreachable")
-}
-
 // guardedSlice returns n random elements lying flush against an
 // inaccessible page (after them or before them), so that any access past
 // their ends faults.
@@ -451,78 +430,10 @@ func guardOps[T float32 | float64](t *testing.T, r *rand.Rand, what string, nr, 
 		{"dot1 last row", func() { callDot1(last, n, q) }},
 		{"axpy1 row0", func() { callAxpy1(a, n, s, 1) }},
 		{"axpy1 last row", func() { callAxpy1(last, n, s, 1) }},
-		{"read", func() { callRead(a) }},
 	}
 	for _, op := range ops {
 		if guardpage.Faults(op.f) {
 			t.Fatalf("%s %s: accessed memory outside its operands", what, op.name)
-		}
-	}
-}
-
-// readLens returns the lengths the read loops are tested at for elements
-// of size bytes. The assembly versions read 16 segments of seg bytes,
-// seg = (n/16)*size rounded down to 64 (so n < 16*64/size leaves no
-// segment at all), with a prefetching stage once seg > PFDIST (2048) and
-// seg shortened to 320 bytes past a multiple of 4 KiB once it reaches
-// 8 KiB; each edge is tried with every length of the 8-, 4- and 1-element
-// steps of the rest loops. The generic version's 8 segments are covered by
-// the same lengths.
-func readLens(size int) []int {
-	var lens []int
-	for _, segBytes := range []int{0, 64, 128, 2048, 2112, 8128, 8192, 12224, 1 << 16} {
-		base := 16 * segBytes / size
-		for _, d := range []int{-1, 0, 1, 3, 4, 7, 8, 9, 15, 17, 16*64/size - 1, 16*64/size + 5} {
-			if base+d >= 0 {
-				lens = append(lens, base+d)
-			}
-		}
-	}
-	return lens
-}
-
-// readValue is the element at index i in TestReadLoops: a positive integer
-// below 2^20 that differs between neighbours and between segments, so
-// that every sum of such elements is exact in float64 whatever the order
-// of the additions, and exact as a float32 element.
-func readValue(i int) float64 { return float64((i*i+7*i)%1000003 + 1) }
-
-// TestReadLoops checks that readF64 and readF32 add up every element of a
-// exactly once and touch nothing outside a: with integer elements the sum
-// must be exact, and a lies flush against a PROT_NONE page (after it, then
-// before it), so a stray load faults.
-func TestReadLoops(t *testing.T) {
-	forEachKernel(t, func(t *testing.T) {
-		testReadLoops[float64](t)
-		testReadLoops[float32](t)
-	})
-}
-
-func testReadLoops[T float32 | float64](t *testing.T) {
-	var zero T
-	size := int(unsafe.Sizeof(zero))
-	for _, n := range readLens(size) {
-		var want float64
-		for i := range n {
-			want += readValue(i)
-		}
-		for _, flushEnd := range []bool{true, false} {
-			g, err := guardpage.New(n*size, flushEnd)
-			if err != nil {
-				t.Fatal(err)
-			}
-			a := guardpage.Slice[T](g, n)
-			for i := range a {
-				a[i] = T(readValue(i))
-			}
-			var got float64
-			if guardpage.Faults(func() { got = callRead(a) }) {
-				t.Fatalf("%T n=%d flushEnd=%v: read memory outside a", a, n, flushEnd)
-			}
-			g.Free()
-			if got != want {
-				t.Fatalf("%T n=%d flushEnd=%v: got %v, want %v", a, n, flushEnd, got, want)
-			}
 		}
 	}
 }
@@ -605,7 +516,6 @@ func TestKernelAllocs(t *testing.T) {
 			sink += dot1F32(a32, n, q)
 			axpy4F32(a32, lda, n, s, &p)
 			axpy1F32(a32, n, s, 1)
-			sink += readF64(a64) + readF32(a32)
 		})
 		if allocs != 0 {
 			t.Fatalf("%v allocations per run, want 0", allocs)
@@ -730,7 +640,7 @@ func benchOps[T float32 | float64](b *testing.B, a []T, m, n int) {
 			benchSink += callFused1(a[i*n:], n, q, s, 1e-3)
 		}
 	})
-	run("read", func() { benchSink += callRead(a) })
+	run("read", func() { benchSink += float64(memread.Slice(a)) })
 }
 
 // fusedPass is one operator evaluation: the whole m x n matrix, nr (4 or 8)
@@ -743,8 +653,8 @@ func fusedPass[T float32 | float64](a []T, nr, m, n int, q, s []float64, p, d *[
 }
 
 // BenchmarkKernelsVsRead alternates full fused8 and fused4 passes of each
-// path with passes of the fastest read loop (that of the best
-// implementation, the machine's read rate) over the 6000x6000 matrix, and
+// path with plain reads of the same bytes (memread, the machine's read
+// rate) over the 6000x6000 matrix, and
 // reports the rates and each fused pass as a percentage of the read rate.
 // Other processes on a shared machine change the available bandwidth from
 // second to second, so only rates measured interleaved like this can be
@@ -771,7 +681,6 @@ func benchVsRead[T float32 | float64](b *testing.B, a []T, m, n int) {
 	randVec(rand.New(rand.NewPCG(7, 8)), q)
 	p := [8]float64{1e-3, -2e-3, 3e-3, -4e-3, 5e-3, -6e-3, 7e-3, -8e-3}
 	var d [8]float64
-	best := availableKernels()[0]
 	rows := []int{8, 4}
 	fused := make([]time.Duration, len(rows))
 	var read time.Duration
@@ -781,9 +690,7 @@ func benchVsRead[T float32 | float64](b *testing.B, a []T, m, n int) {
 			t0 := time.Now()
 			fusedPass(a, nr, m, n, q, s, &p, &d)
 			t1 := time.Now()
-			restore := useKernels(best)
-			benchSink += callRead(a)
-			restore()
+			benchSink += float64(memread.Slice(a))
 			read += time.Since(t1)
 			fused[k] += t1.Sub(t0)
 		}
