@@ -1,10 +1,14 @@
 // Command asmgen generates gpump's amd64 assembly with avo
-// (github.com/mmcloughlin/avo): the plain memory read of internal/memread.
-// go generate runs it:
+// (github.com/mmcloughlin/avo): the dense row kernels of tensorops and the
+// plain memory read of internal/memread. go generate runs it:
 //
+//	go run ../internal/asmgen -out kernels_amd64.s -stubs kernels_stubs_amd64.go kernels
 //	go run ../asmgen -out memread_amd64.s -stubs memread_stubs_amd64.go memread
 //
-// See memread.go for its design.
+// Every variant of a kernel (AVX-512 or AVX2, float64 or float32 storage,
+// 8, 4 or 1 rows, fused, dot or axpy) comes from one parameterized emitter,
+// so a change to the loop structure, the prefetching or the tails is made
+// once; see kernels.go and memread.go for the design of each.
 package main
 
 import (
@@ -27,6 +31,7 @@ type target struct {
 }
 
 var targets = map[string]target{
+	"kernels": {pkg: "tensorops", emit: emitKernels},
 	"memread": {pkg: "memread", emit: emitMemread},
 }
 
@@ -37,7 +42,7 @@ func main() {
 	out := fs.String("out", "", "assembly output `file`")
 	stubs := fs.String("stubs", "", "Go declarations output `file`")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: asmgen -out file.s -stubs file.go memread\n")
+		fmt.Fprintf(fs.Output(), "usage: asmgen -out file.s -stubs file.go kernels|memread\n")
 		fs.PrintDefaults()
 	}
 	_ = fs.Parse(os.Args[1:])
