@@ -97,231 +97,132 @@ func selectKernels(avail []*kernelSet, want string) *kernelSet {
 // "avx2" or "generic".
 func kernelName() string { return active.name }
 
-// fused8F64 computes, for the eight rows a[k*lda : k*lda+n] (k = 0..7),
+// The checked entry points, one per kernel, generic in the storage type:
+// for float32 every matrix element is converted to float64 before it is
+// used, and all arithmetic is float64 for both.
+
+// fused8 computes, for the eight rows a[k*lda : k*lda+n] (k = 0..7),
 // dots[k] = Σ_j a[k*lda+j]*q[j] and adds Σ_k p[k]*a[k*lda+j] to s[j] for
 // j < n. It panics if n < 0, lda < n, len(a) < 7*lda+n, len(q) < n,
 // len(s) < n, or p or dots is nil.
-func fused8F64(a []float64, lda, n int, q, s []float64, p *[8]float64, dots *[8]float64) {
-	checkRows("fused8F64", 8, len(a), lda, n)
-	checkVec("fused8F64", "q", len(q), n)
-	checkVec("fused8F64", "s", len(s), n)
-	checkPtr("fused8F64", "p", p == nil)
-	checkPtr("fused8F64", "dots", dots == nil)
-	active.f64.fused8(a, lda, n, q, s, p, dots)
+func fused8[T float32 | float64](a []T, lda, n int, q, s []float64, p, dots *[8]float64) {
+	check[T]("fused8", 8, len(a), lda, n, len(q), len(s), p == nil, dots == nil)
+	kernelsOf[T](active).fused8(a, lda, n, q, s, p, dots)
 }
 
-// dot8F64 sets dots[k] = Σ_j a[k*lda+j]*q[j] for k = 0..7, j < n. It
-// panics if n < 0, lda < n, len(a) < 7*lda+n, len(q) < n, or dots is nil.
-func dot8F64(a []float64, lda, n int, q []float64, dots *[8]float64) {
-	checkRows("dot8F64", 8, len(a), lda, n)
-	checkVec("dot8F64", "q", len(q), n)
-	checkPtr("dot8F64", "dots", dots == nil)
-	active.f64.dot8(a, lda, n, q, dots)
+// fused4 is fused8 for the four rows k = 0..3; it panics if
+// len(a) < 3*lda+n or on the other conditions of fused8.
+func fused4[T float32 | float64](a []T, lda, n int, q, s []float64, p, dots *[4]float64) {
+	check[T]("fused4", 4, len(a), lda, n, len(q), len(s), p == nil, dots == nil)
+	kernelsOf[T](active).fused4(a, lda, n, q, s, p, dots)
 }
 
-// axpy8F64 adds Σ_k p[k]*a[k*lda+j] (k = 0..7) to s[j] for j < n. It
-// panics if n < 0, lda < n, len(a) < 7*lda+n, len(s) < n, or p is nil.
-func axpy8F64(a []float64, lda, n int, s []float64, p *[8]float64) {
-	checkRows("axpy8F64", 8, len(a), lda, n)
-	checkVec("axpy8F64", "s", len(s), n)
-	checkPtr("axpy8F64", "p", p == nil)
-	active.f64.axpy8(a, lda, n, s, p)
-}
-
-// fused8F32 is fused8F64 for a float32 matrix (float64 arithmetic). It
-// panics on the same conditions as fused8F64.
-func fused8F32(a []float32, lda, n int, q, s []float64, p *[8]float64, dots *[8]float64) {
-	checkRows("fused8F32", 8, len(a), lda, n)
-	checkVec("fused8F32", "q", len(q), n)
-	checkVec("fused8F32", "s", len(s), n)
-	checkPtr("fused8F32", "p", p == nil)
-	checkPtr("fused8F32", "dots", dots == nil)
-	active.f32.fused8(a, lda, n, q, s, p, dots)
-}
-
-// dot8F32 is dot8F64 for a float32 matrix (float64 arithmetic). It panics
-// on the same conditions as dot8F64.
-func dot8F32(a []float32, lda, n int, q []float64, dots *[8]float64) {
-	checkRows("dot8F32", 8, len(a), lda, n)
-	checkVec("dot8F32", "q", len(q), n)
-	checkPtr("dot8F32", "dots", dots == nil)
-	active.f32.dot8(a, lda, n, q, dots)
-}
-
-// axpy8F32 is axpy8F64 for a float32 matrix (float64 arithmetic). It
-// panics on the same conditions as axpy8F64.
-func axpy8F32(a []float32, lda, n int, s []float64, p *[8]float64) {
-	checkRows("axpy8F32", 8, len(a), lda, n)
-	checkVec("axpy8F32", "s", len(s), n)
-	checkPtr("axpy8F32", "p", p == nil)
-	active.f32.axpy8(a, lda, n, s, p)
-}
-
-// fused4F64 computes, for the four rows a[k*lda : k*lda+n] (k = 0..3),
-// dots[k] = Σ_j a[k*lda+j]*q[j] and adds Σ_k p[k]*a[k*lda+j] to s[j] for
-// j < n. It panics if n < 0, lda < n, len(a) < 3*lda+n, len(q) < n,
-// len(s) < n, or p or dots is nil.
-func fused4F64(a []float64, lda, n int, q, s []float64, p *[4]float64, dots *[4]float64) {
-	checkRows("fused4F64", 4, len(a), lda, n)
-	checkVec("fused4F64", "q", len(q), n)
-	checkVec("fused4F64", "s", len(s), n)
-	checkPtr("fused4F64", "p", p == nil)
-	checkPtr("fused4F64", "dots", dots == nil)
-	active.f64.fused4(a, lda, n, q, s, p, dots)
-}
-
-// fused1F64 returns Σ_j a[j]*q[j] and adds p*a[j] to s[j] for j < n.
+// fused1 returns Σ_j a[j]*q[j] and adds p*a[j] to s[j] for j < n.
 // It panics if n < 0 or any of a, q, s is shorter than n.
-func fused1F64(a []float64, n int, q, s []float64, p float64) float64 {
-	checkRow1("fused1F64", len(a), n)
-	checkVec("fused1F64", "q", len(q), n)
-	checkVec("fused1F64", "s", len(s), n)
-	return active.f64.fused1(a, n, q, s, p)
+func fused1[T float32 | float64](a []T, n int, q, s []float64, p float64) float64 {
+	check[T]("fused1", 1, len(a), n, n, len(q), len(s), false, false)
+	return kernelsOf[T](active).fused1(a, n, q, s, p)
 }
 
-// dot4F64 sets dots[k] = Σ_j a[k*lda+j]*q[j] for k = 0..3, j < n. It
-// panics if n < 0, lda < n, len(a) < 3*lda+n, len(q) < n, or dots is nil.
-func dot4F64(a []float64, lda, n int, q []float64, dots *[4]float64) {
-	checkRows("dot4F64", 4, len(a), lda, n)
-	checkVec("dot4F64", "q", len(q), n)
-	checkPtr("dot4F64", "dots", dots == nil)
-	active.f64.dot4(a, lda, n, q, dots)
+// dot8 sets dots[k] = Σ_j a[k*lda+j]*q[j] for k = 0..7, j < n. It
+// panics if n < 0, lda < n, len(a) < 7*lda+n, len(q) < n, or dots is nil.
+func dot8[T float32 | float64](a []T, lda, n int, q []float64, dots *[8]float64) {
+	check[T]("dot8", 8, len(a), lda, n, len(q), absent, false, dots == nil)
+	kernelsOf[T](active).dot8(a, lda, n, q, dots)
 }
 
-// dot1F64 returns Σ_j a[j]*q[j] for j < n. It panics if n < 0 or a or q is
+// dot4 is dot8 for the four rows k = 0..3; it panics if
+// len(a) < 3*lda+n or on the other conditions of dot8.
+func dot4[T float32 | float64](a []T, lda, n int, q []float64, dots *[4]float64) {
+	check[T]("dot4", 4, len(a), lda, n, len(q), absent, false, dots == nil)
+	kernelsOf[T](active).dot4(a, lda, n, q, dots)
+}
+
+// dot1 returns Σ_j a[j]*q[j] for j < n. It panics if n < 0 or a or q is
 // shorter than n.
-func dot1F64(a []float64, n int, q []float64) float64 {
-	checkRow1("dot1F64", len(a), n)
-	checkVec("dot1F64", "q", len(q), n)
-	return active.f64.dot1(a, n, q)
+func dot1[T float32 | float64](a []T, n int, q []float64) float64 {
+	check[T]("dot1", 1, len(a), n, n, len(q), absent, false, false)
+	return kernelsOf[T](active).dot1(a, n, q)
 }
 
-// axpy4F64 adds Σ_k p[k]*a[k*lda+j] to s[j] for j < n. It panics if n < 0,
-// lda < n, len(a) < 3*lda+n, len(s) < n, or p is nil.
-func axpy4F64(a []float64, lda, n int, s []float64, p *[4]float64) {
-	checkRows("axpy4F64", 4, len(a), lda, n)
-	checkVec("axpy4F64", "s", len(s), n)
-	checkPtr("axpy4F64", "p", p == nil)
-	active.f64.axpy4(a, lda, n, s, p)
+// axpy8 adds Σ_k p[k]*a[k*lda+j] (k = 0..7) to s[j] for j < n. It
+// panics if n < 0, lda < n, len(a) < 7*lda+n, len(s) < n, or p is nil.
+func axpy8[T float32 | float64](a []T, lda, n int, s []float64, p *[8]float64) {
+	check[T]("axpy8", 8, len(a), lda, n, absent, len(s), p == nil, false)
+	kernelsOf[T](active).axpy8(a, lda, n, s, p)
 }
 
-// axpy1F64 adds p*a[j] to s[j] for j < n. It panics if n < 0 or a or s is
+// axpy4 is axpy8 for the four rows k = 0..3; it panics if
+// len(a) < 3*lda+n or on the other conditions of axpy8.
+func axpy4[T float32 | float64](a []T, lda, n int, s []float64, p *[4]float64) {
+	check[T]("axpy4", 4, len(a), lda, n, absent, len(s), p == nil, false)
+	kernelsOf[T](active).axpy4(a, lda, n, s, p)
+}
+
+// axpy1 adds p*a[j] to s[j] for j < n. It panics if n < 0 or a or s is
 // shorter than n.
-func axpy1F64(a []float64, n int, s []float64, p float64) {
-	checkRow1("axpy1F64", len(a), n)
-	checkVec("axpy1F64", "s", len(s), n)
-	active.f64.axpy1(a, n, s, p)
+func axpy1[T float32 | float64](a []T, n int, s []float64, p float64) {
+	check[T]("axpy1", 1, len(a), n, n, absent, len(s), false, false)
+	kernelsOf[T](active).axpy1(a, n, s, p)
 }
 
-// fused4F32 is fused4F64 for a float32 matrix: every matrix element is
-// converted to float64 before it is used, and all arithmetic is float64.
-// It panics on the same conditions as fused4F64.
-func fused4F32(a []float32, lda, n int, q, s []float64, p *[4]float64, dots *[4]float64) {
-	checkRows("fused4F32", 4, len(a), lda, n)
-	checkVec("fused4F32", "q", len(q), n)
-	checkVec("fused4F32", "s", len(s), n)
-	checkPtr("fused4F32", "p", p == nil)
-	checkPtr("fused4F32", "dots", dots == nil)
-	active.f32.fused4(a, lda, n, q, s, p, dots)
+// kernelsOf returns k's kernels for storage type T.
+func kernelsOf[T float32 | float64](k *kernelSet) *rowKernels[T] {
+	if r, ok := any(&k.f64).(*rowKernels[T]); ok {
+		return r
+	}
+	return any(&k.f32).(*rowKernels[T])
 }
 
-// fused1F32 is fused1F64 for a float32 row (float64 arithmetic). It panics
-// on the same conditions as fused1F64.
-func fused1F32(a []float32, n int, q, s []float64, p float64) float64 {
-	checkRow1("fused1F32", len(a), n)
-	checkVec("fused1F32", "q", len(q), n)
-	checkVec("fused1F32", "s", len(s), n)
-	return active.f32.fused1(a, n, q, s, p)
-}
+// absent is the vector length check is given for a kernel that has no such
+// vector.
+const absent = -1
 
-// dot4F32 is dot4F64 for a float32 matrix (float64 arithmetic). It panics
-// on the same conditions as dot4F64.
-func dot4F32(a []float32, lda, n int, q []float64, dots *[4]float64) {
-	checkRows("dot4F32", 4, len(a), lda, n)
-	checkVec("dot4F32", "q", len(q), n)
-	checkPtr("dot4F32", "dots", dots == nil)
-	active.f32.dot4(a, lda, n, q, dots)
-}
-
-// dot1F32 is dot1F64 for a float32 row (float64 arithmetic). It panics on
-// the same conditions as dot1F64.
-func dot1F32(a []float32, n int, q []float64) float64 {
-	checkRow1("dot1F32", len(a), n)
-	checkVec("dot1F32", "q", len(q), n)
-	return active.f32.dot1(a, n, q)
-}
-
-// axpy4F32 is axpy4F64 for a float32 matrix (float64 arithmetic). It
-// panics on the same conditions as axpy4F64.
-func axpy4F32(a []float32, lda, n int, s []float64, p *[4]float64) {
-	checkRows("axpy4F32", 4, len(a), lda, n)
-	checkVec("axpy4F32", "s", len(s), n)
-	checkPtr("axpy4F32", "p", p == nil)
-	active.f32.axpy4(a, lda, n, s, p)
-}
-
-// axpy1F32 is axpy1F64 for a float32 row (float64 arithmetic). It panics
-// on the same conditions as axpy1F64.
-func axpy1F32(a []float32, n int, s []float64, p float64) {
-	checkRow1("axpy1F32", len(a), n)
-	checkVec("axpy1F32", "s", len(s), n)
-	active.f32.axpy1(a, n, s, p)
-}
-
-// checkRows panics unless a slice of length lenA holds rows (4 or 8) rows
-// of n elements spaced lda apart. The last row ends at (rows-1)*lda+n,
-// which is written as a division so that a huge lda cannot overflow the
-// check.
-func checkRows(op string, rows, lenA, lda, n int) {
-	if n < 0 || lda < n || lenA < n || (lenA-n)/(rows-1) < lda {
-		panicRows(op, rows, lenA, lda, n)
+// check panics unless the arguments of kernel op are valid: rows rows (1, 4
+// or 8) of n elements spaced lda apart (for one row lda is n) in a slice of
+// length lenA, q and s (unless absent) of at least n elements, and non-nil
+// p and dots (a kernel without them passes false). The last row ends at
+// (rows-1)*lda+n, which is tested as a division so that a huge lda cannot
+// overflow the check.
+func check[T float32 | float64](op string, rows, lenA, lda, n, lenQ, lenS int, pNil, dotsNil bool) {
+	if n < 0 || lda < n || lenA < n || rows > 1 && (lenA-n)/(rows-1) < lda ||
+		lenQ != absent && lenQ < n || lenS != absent && lenS < n || pNil || dotsNil {
+		panicArgs[T](op, rows, lenA, lda, n, lenQ, lenS, pNil)
 	}
 }
 
-// checkRow1 panics unless a slice of length lenA holds one row of n >= 0
-// elements.
-func checkRow1(op string, lenA, n int) {
-	if n < 0 || lenA < n {
-		panicShort(op, "a", lenA, n)
-	}
-}
-
-// checkVec panics if the vector called name is shorter than n.
-func checkVec(op, name string, length, n int) {
-	if length < n {
-		panicShort(op, name, length, n)
-	}
-}
-
-// checkPtr panics if the pointer argument called name is nil; the
-// assembly would otherwise fault on it.
-func checkPtr(op, name string, isNil bool) {
-	if isNil {
-		panic("tensorops: " + op + ": " + name + " is nil")
-	}
-}
-
-// The panic helpers are kept out of line so that formatting the message
-// cannot make the checks allocate or stop them from being inlined.
-
+// panicArgs panics with the first argument check finds wrong, naming the
+// kernel with its storage type (fused8F32). It is kept out of line so that
+// formatting the message cannot make the check allocate.
+//
 //go:noinline
-func panicRows(op string, rows, lenA, lda, n int) {
+func panicArgs[T float32 | float64](op string, rows, lenA, lda, n, lenQ, lenS int, pNil bool) {
+	var z T
+	if _, f32 := any(z).(float32); f32 {
+		op += "F32"
+	} else {
+		op += "F64"
+	}
+	var msg string
 	switch {
 	case n < 0:
-		panic(fmt.Sprintf("tensorops: %s: negative n=%d", op, n))
+		msg = fmt.Sprintf("negative n=%d", n)
 	case lda < n:
-		panic(fmt.Sprintf("tensorops: %s: lda=%d < n=%d", op, lda, n))
+		msg = fmt.Sprintf("lda=%d < n=%d", lda, n)
+	case rows == 1 && lenA < n:
+		msg = fmt.Sprintf("len(a)=%d < n=%d", lenA, n)
+	case lenA < n || rows > 1 && (lenA-n)/(rows-1) < lda:
+		msg = fmt.Sprintf("len(a)=%d < %d*lda+n (lda=%d, n=%d)", lenA, rows-1, lda, n)
+	case lenQ != absent && lenQ < n:
+		msg = fmt.Sprintf("len(q)=%d < n=%d", lenQ, n)
+	case lenS != absent && lenS < n:
+		msg = fmt.Sprintf("len(s)=%d < n=%d", lenS, n)
+	case pNil:
+		msg = "p is nil"
 	default:
-		panic(fmt.Sprintf("tensorops: %s: len(a)=%d < %d*lda+n (lda=%d, n=%d)", op, lenA, rows-1, lda, n))
+		msg = "dots is nil"
 	}
-}
-
-//go:noinline
-func panicShort(op, name string, length, n int) {
-	if n < 0 {
-		panic(fmt.Sprintf("tensorops: %s: negative n=%d", op, n))
-	}
-	panic(fmt.Sprintf("tensorops: %s: len(%s)=%d < n=%d", op, name, length, n))
+	panic("tensorops: " + op + ": " + msg)
 }
 
 // fused8Halves, dot8Halves and axpy8Halves make an 8-row kernel of a 4-row
