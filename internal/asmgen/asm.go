@@ -9,10 +9,9 @@ import (
 
 // Shared by the kernels and the read loop.
 
-// pfDist is the prefetch distance in bytes. 1-4 KiB all measured the same
-// within noise (6000x6000 float64, best of 25 passes: 15.0 GB/s without
-// prefetching, 17.7 GB/s with), as did PREFETCHT1 instead of PREFETCHT0;
-// PREFETCHNTA ran at a third to a half of the read rate.
+// pfDist is the prefetch distance in bytes: anything from 1 to 4 KiB
+// measured the same, as did PREFETCHT1 instead of PREFETCHT0, while
+// PREFETCHNTA slowed the reads down severely.
 const pfDist = 2048
 
 // lineBytes is the size of a cache line.
