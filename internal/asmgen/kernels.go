@@ -23,6 +23,7 @@ package main
 //	          bytes of them already prefetched (see Prefetching); R13
 //	          first holds p while it is broadcast
 //	K1        AVX-512: the lanes of the last n mod 8 columns
+//	K2        AVX-512: all lanes
 //
 // Unrolling. The matrix comes from memory, so the unrolling only needs to
 // keep the loads flowing and to hide the 4-cycle latency of the FMAs that
@@ -33,28 +34,29 @@ package main
 // it needs no extra accumulators. In the 8-row kernels it runs as two
 // chains of four, rows 0..3 into s and rows 4..7 into a second register,
 // joined by one add: a single chain of eight dependent FMAs (32 cycles)
-// per step left the float32 kernels about 5% slower in cache, where they
+// per step made the float32 kernels measurably slower in cache, where they
 // have the least slack.
 //
-// Eight rows. The pass drivers feed rows in groups of eight. The memory
-// system delivers more with more streams in flight: on the development
-// machine (2-core Sapphire Rapids VM, 12000x12000, 2 threads) eight rows
-// per call took the passes from 90-99% to 100-108% of the four-segment
-// read rate of the time (float32: 90% to 100%; AVX2: 85-102% to 97-114%);
-// sixteen rows were no better than eight. The q load and the s load and
-// store are also shared by twice as many matrix rows, but in cache that made
-// no measurable difference: the gain is the extra streams.
+// Eight rows. The pass drivers feed rows in groups of eight because the
+// memory system delivers more with more streams in flight: eight rows per
+// call made the passes clearly faster than four, and sixteen were no
+// better than eight. (Sharing the q load and the s load and store among
+// more rows made no measurable difference in cache: the gain is the extra
+// streams.)
 //
 // Column tails. After the main loop, full vector steps run while a whole
 // vector of columns remains. Then the AVX-512 kernels run one step masked by
 // K1, so no element at or beyond n is touched (a masked-off lane also
 // suppresses the memory fault); the AVX2 kernels reduce their vector
 // accumulators, store them, and finish with a scalar loop over the last
-// 0..3 columns (after VZEROUPPER: it only uses the low lanes).
+// 0..3 columns (after VZEROUPPER: it only uses the low lanes). The full
+// AVX-512 steps are masked too, by K2 with all lanes set (K0 cannot be
+// named as a write mask): the same kernels with unmasked loads and stores
+// ran measurably slower in cache on the development machine, an AMD EPYC.
 //
-// Prefetching. With four rows in flight the hardware prefetchers alone reach
-// only about 85% of the machine's read bandwidth, because they stop at every
-// 4 KiB page boundary and must ramp up again. The 4- and 8-row kernels
+// Prefetching. With four rows in flight the hardware prefetchers alone
+// leave part of the machine's read bandwidth unused, because they stop at
+// every 4 KiB page boundary and must ramp up again. The 4- and 8-row kernels
 // therefore run in three stages:
 //
 //	looppf  all but the last pfDist bytes of the rows: also prefetch every
@@ -65,8 +67,8 @@ package main
 //	        rows 4*lda (8-row kernels: 8*lda) further on, where a caller
 //	        sweeping the matrix four (eight) rows at a time starts its next
 //	        call, which would otherwise begin with unprefetched rows (this
-//	        was worth ~5% for float32, whose rows are half as many bytes,
-//	        with either group size); a caller with another order pays at
+//	        matters most for float32, whose rows are half as many bytes);
+//	        a caller with another order pays at
 //	        most 4*pfDist (8*pfDist) bytes of extra reads per call.
 //	        Prefetches never fault, so running past the end of the matrix
 //	        is harmless;
@@ -74,8 +76,8 @@ package main
 //
 // An iteration prefetches every cache line it will need once per row; an
 // AVX2 float32 iteration consumes only half a line per row, so each line is
-// prefetched twice, and the second prefetch finds the line already on its
-// way and costs just a load slot. The 1-row kernels do not prefetch: they
+// prefetched twice; the second prefetch finds the line already on its way
+// and costs just a load slot. The 1-row kernels do not prefetch: they
 // serve only the m mod 4 leftover rows, and a single stream gains little
 // from it.
 //
@@ -199,6 +201,7 @@ type kernel struct {
 
 	n    operand.Op // n: DX, or its argument slot when DX holds p
 	pPtr reg.GPPhysical
+	all  reg.Register // AVX-512: K2, all lanes (see Column tails)
 	// unroll is the number of vector steps per main-loop iteration; step u
 	// adds to accumulator set u mod len(pl.acc).
 	unroll int
@@ -314,6 +317,9 @@ func (k *kernel) prologue() {
 	}
 	if k.isa.masked {
 		k.lowMask(k.n, v.lanes, reg.K1)
+		k.all = reg.K2
+		k.MOVL(operand.U32(0xffff), reg.R12L)
+		k.KMOVW(reg.R12L, k.all)
 	}
 	// Byte offsets from rows 0..3: 4-row kernels R12 = 4 rows (the next
 	// group); 8-row kernels CX = 4 rows (rows 4..7), R12 = 8 and R13 = 12
@@ -402,7 +408,7 @@ func (k *kernel) mainLoops() {
 func (k *kernel) iteration() {
 	v := k.isa.vec
 	for u := range k.unroll {
-		k.step(v, u*v.lanes, u%max(1, len(k.pl.acc)), nil)
+		k.step(v, u*v.lanes, u%max(1, len(k.pl.acc)), k.all)
 	}
 	k.advance(k.unroll * v.lanes)
 }
@@ -433,66 +439,99 @@ func vecAddr(base reg.GPPhysical, col int) operand.Mem {
 }
 
 // split reports whether a step of form f runs the column update as two
-// chains (see Unrolling). The scalar tail keeps a single chain in row
-// order, as the hand-written kernels these replace did, so that every
-// result stays the same to the bit; on at most three columns the longer
-// chain costs nothing.
+// chains (see Unrolling). The scalar tail of the AVX2 kernels keeps a
+// single chain in row order: on at most three columns the longer chain
+// costs nothing, and the AVX2 results (and the golden files of the command
+// line, which are kept per kernel set) stay as they were when the kernels
+// were written by hand.
 func (k *kernel) split(f form) bool { return k.rows == 8 && f != sd }
-
-// rowOrder is the order the rows of a step are loaded in: with two chains
-// of the column update, their rows alternate.
-func (k *kernel) rowOrder(f form) []int {
-	if k.split(f) {
-		return []int{0, 4, 1, 5, 2, 6, 3, 7}
-	}
-	return seq(0, k.rows)
-}
 
 // step emits one step of f.lanes columns at column offset col from j,
 // adding to accumulator set set, its loads and stores masked by mask
 // (nil: all lanes).
+//
+// With AVX-512 every row has its own tile register, and a step issues all
+// its loads first, then the dot products, then the column update, so that
+// as many cache misses as possible are in flight early; AVX2, with two
+// shared tile registers, follows each row's load with its arithmetic.
 func (k *kernel) step(f form, col, set int, mask reg.Register) {
 	pl := k.pl
-	q, s, s2 := f.v(pl.q), f.v(pl.s), f.v(pl.s2)
-	if k.op.dots {
-		k.load(f, false, vecAddr(reg.RSI, col), mask, q)
-	}
-	if k.op.axpys {
-		k.load(f, false, vecAddr(reg.RDI, col), mask, s)
-	}
-	for _, r := range k.rowOrder(f) {
-		t := f.v(pl.tile[r])
-		k.load(f, k.st == f32, k.rowAddr(r, col), mask, t)
+	q, s := f.v(pl.q), f.v(pl.s)
+	load := func(r int) { k.load(f, k.st == f32, k.rowAddr(r, col), mask, f.v(pl.tile[r])) }
+	dot := func(r int) {
 		if k.op.dots {
-			k.fma(f, q, t, f.v(pl.acc[set][r]))
+			k.fma(f, q, f.v(pl.tile[r]), f.v(pl.acc[set][r]))
 		}
-		if !k.op.axpys {
-			continue
+	}
+	vectors := func() {
+		if k.op.dots {
+			k.load(f, false, vecAddr(reg.RSI, col), mask, q)
 		}
-		var p operand.Op
-		switch {
-		case pl.p != nil:
-			p = f.v(pl.p[r])
-		case f == sd:
-			p = operand.Mem{Base: k.pPtr, Disp: 8 * r}
-		default:
-			p = f.v(pl.pt[r])
-			k.VBROADCASTSD(operand.Mem{Base: k.pPtr, Disp: 8 * r}, p)
+		if k.op.axpys {
+			k.load(f, false, vecAddr(reg.RDI, col), mask, s)
 		}
-		switch {
-		case r < 4 || !k.split(f):
-			k.fma(f, p, t, s)
-		case r == 4:
-			k.mul(f, p, t, s2)
-		default:
-			k.fma(f, p, t, s2)
+	}
+	if k.isa.masked {
+		for r := range k.rows {
+			load(r)
+		}
+		vectors()
+		for r := range k.rows {
+			dot(r)
+		}
+		if k.op.axpys {
+			order := seq(0, k.rows)
+			if k.split(f) {
+				order = []int{4, 0, 5, 1, 6, 2, 7, 3}
+			}
+			for _, r := range order {
+				k.update(f, r)
+			}
+		}
+	} else {
+		vectors()
+		order := seq(0, k.rows)
+		if k.split(f) {
+			order = []int{0, 4, 1, 5, 2, 6, 3, 7}
+		}
+		for _, r := range order {
+			load(r)
+			dot(r)
+			if k.op.axpys {
+				k.update(f, r)
+			}
 		}
 	}
 	if k.op.axpys {
 		if k.split(f) {
-			k.add(f, s2, s)
+			k.add(f, f.v(pl.s2), s)
 		}
 		k.store(f, s, mask, vecAddr(reg.RDI, col))
+	}
+}
+
+// update adds p[r] times row r's tile to the column update: to s, or for
+// rows 4..7 of a split update to the second chain, which row 4 starts.
+func (k *kernel) update(f form, r int) {
+	pl := k.pl
+	t := f.v(pl.tile[r])
+	var p operand.Op
+	switch {
+	case pl.p != nil:
+		p = f.v(pl.p[r])
+	case f == sd:
+		p = operand.Mem{Base: k.pPtr, Disp: 8 * r}
+	default:
+		p = f.v(pl.pt[r])
+		k.VBROADCASTSD(operand.Mem{Base: k.pPtr, Disp: 8 * r}, p)
+	}
+	switch {
+	case r < 4 || !k.split(f):
+		k.fma(f, p, t, f.v(pl.s))
+	case r == 4:
+		k.mul(f, p, t, f.v(pl.s2))
+	default:
+		k.fma(f, p, t, f.v(pl.s2))
 	}
 }
 
@@ -507,7 +546,7 @@ func (k *kernel) tail() {
 	k.CMPQ(reg.RAX, reg.RBX)
 	k.JG(operand.LabelRef("last"))
 	k.Label("tailvec")
-	k.step(v, 0, 0, nil)
+	k.step(v, 0, 0, k.all)
 	k.advance(v.lanes)
 	k.CMPQ(reg.RAX, reg.RBX)
 	k.JLE(operand.LabelRef("tailvec"))
