@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpump/gpump/internal/memread"
 	"gorgonia.org/tensor"
 )
 
@@ -51,19 +52,20 @@ func passMatrix(b *testing.B, m, n int, f32 bool) *tensor.Dense {
 	return a
 }
 
-// readJob reads worker w's rows with the fastest read loop.
+// readJob reads the bytes of worker w's rows with memread, the fastest
+// plain read there is.
 type readJob struct {
 	a    *cpuMatrix
 	nw   int
-	sums [][8]float64
+	sums [][8]uint64 // one cache line per worker
 }
 
 func (r *readJob) run(w int) {
 	lo, hi := span(r.a.m, r.nw, w, 4)
 	if r.a.f32 != nil {
-		r.sums[w][0] = readF32(r.a.f32[lo*r.a.n : hi*r.a.n])
+		r.sums[w][0] = memread.Slice(r.a.f32[lo*r.a.n : hi*r.a.n])
 	} else {
-		r.sums[w][0] = readF64(r.a.f64[lo*r.a.n : hi*r.a.n])
+		r.sums[w][0] = memread.Slice(r.a.f64[lo*r.a.n : hi*r.a.n])
 	}
 }
 
@@ -94,7 +96,7 @@ func BenchmarkPass(b *testing.B) {
 			}
 			b.Run(name+"/read", func(b *testing.B) {
 				a := setup(b).(*cpuMatrix)
-				job := &readJob{a: a, nw: threads, sums: make([][8]float64, threads)}
+				job := &readJob{a: a, nw: threads, sums: make([][8]uint64, threads)}
 				for b.Loop() {
 					if cpu.pool != nil {
 						cpu.pool.do(job, threads)
@@ -150,7 +152,7 @@ func BenchmarkPassVsRead(b *testing.B) {
 			rng := rand.New(rand.NewPCG(2, 2))
 			var p, q Vector = randCPUVec(rng, m), randCPUVec(rng, n)
 			var fp, fq Vector = make(CPUVector, m), make(CPUVector, n)
-			job := &readJob{a: a, nw: threads, sums: make([][8]float64, threads)}
+			job := &readJob{a: a, nw: threads, sums: make([][8]uint64, threads)}
 			ops := []struct {
 				name string
 				pass func()

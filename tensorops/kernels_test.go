@@ -9,13 +9,13 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
 	"unsafe"
 
-	"golang.org/x/sys/unix"
+	"github.com/gpump/gpump/internal/guardpage"
+	"github.com/gpump/gpump/internal/memread"
 )
 
 // kernelTol is the accepted error of a dot product relative to Σ|a_j q_j|
@@ -227,210 +227,62 @@ func testOps[T float32 | float64](t *testing.T, r *rand.Rand, what string, a []T
 		x := a[k*lda:]
 		w := fmt.Sprintf("%s row %d", what, k)
 		want, mag = refAxpy(rows[k:k+1], s[:n], p[k:k+1])
-		d := callFused1(x, n, q, s, p[k])
+		d := fused1(x, n, q, s, p[k])
 		checkDots(t, w+" fused1", []float64{d}, rows[k:k+1], q)
 		checkS(t, w+" fused1", s, want, mag)
 
-		d = callDot1(x, n, q)
+		d = dot1(x, n, q)
 		checkDots(t, w+" dot1", []float64{d}, rows[k:k+1], q)
 
 		want, mag = refAxpy(rows[k:k+1], s[:n], p[k:k+1])
-		callAxpy1(x, n, s, p[k])
+		axpy1(x, n, s, p[k])
 		checkS(t, w+" axpy1", s, want, mag)
 	}
 
-	// readF64/readF32 see exactly the (nr-1)*lda+n elements of the block,
-	// with the NaN gaps replaced by numbers.
-	block := make([]T, (nr-1)*lda+n)
-	var sum, sumAbs float64
-	for i := range block {
-		block[i] = T(2*r.Float64() - 1)
-		sum += float64(block[i])
-		sumAbs += math.Abs(float64(block[i]))
-	}
-	if got := callRead(block); !closeTo(got, sum, sumAbs) {
-		t.Fatalf("%s read: got %v, want %v", what, got, sum)
-	}
 }
 
-// The call* helpers dispatch on the element type to the checked entry
-// points so that one generic test body covers float64 and float32; the
-// callXxxN ones also on the number of rows (4: the first half of p and
-// dots).
+// callFusedN, callDotN and callAxpyN run the kernel for nr (4 or 8) rows,
+// the 4-row ones on the first half of p and dots.
 
 func callFusedN[T float32 | float64](a []T, nr, lda, n int, q, s []float64, p, dots *[8]float64) {
 	if nr == 8 {
-		callFused8(a, lda, n, q, s, p, dots)
+		fused8(a, lda, n, q, s, p, dots)
 	} else {
-		callFused4(a, lda, n, q, s, (*[4]float64)(p[:4]), (*[4]float64)(dots[:4]))
+		fused4(a, lda, n, q, s, (*[4]float64)(p[:4]), (*[4]float64)(dots[:4]))
 	}
 }
 
 func callDotN[T float32 | float64](a []T, nr, lda, n int, q []float64, dots *[8]float64) {
 	if nr == 8 {
-		callDot8(a, lda, n, q, dots)
+		dot8(a, lda, n, q, dots)
 	} else {
-		callDot4(a, lda, n, q, (*[4]float64)(dots[:4]))
+		dot4(a, lda, n, q, (*[4]float64)(dots[:4]))
 	}
 }
 
 func callAxpyN[T float32 | float64](a []T, nr, lda, n int, s []float64, p *[8]float64) {
 	if nr == 8 {
-		callAxpy8(a, lda, n, s, p)
+		axpy8(a, lda, n, s, p)
 	} else {
-		callAxpy4(a, lda, n, s, (*[4]float64)(p[:4]))
+		axpy4(a, lda, n, s, (*[4]float64)(p[:4]))
 	}
 }
 
-func callFused8[T float32 | float64](a []T, lda, n int, q, s []float64, p, dots *[8]float64) {
-	switch a := any(a).(type) {
-	case []float64:
-		fused8F64(a, lda, n, q, s, p, dots)
-	case []float32:
-		fused8F32(a, lda, n, q, s, p, dots)
-	}
-}
-
-func callDot8[T float32 | float64](a []T, lda, n int, q []float64, dots *[8]float64) {
-	switch a := any(a).(type) {
-	case []float64:
-		dot8F64(a, lda, n, q, dots)
-	case []float32:
-		dot8F32(a, lda, n, q, dots)
-	}
-}
-
-func callAxpy8[T float32 | float64](a []T, lda, n int, s []float64, p *[8]float64) {
-	switch a := any(a).(type) {
-	case []float64:
-		axpy8F64(a, lda, n, s, p)
-	case []float32:
-		axpy8F32(a, lda, n, s, p)
-	}
-}
-
-func callFused4[T float32 | float64](a []T, lda, n int, q, s []float64, p, dots *[4]float64) {
-	switch a := any(a).(type) {
-	case []float64:
-		fused4F64(a, lda, n, q, s, p, dots)
-	case []float32:
-		fused4F32(a, lda, n, q, s, p, dots)
-	}
-}
-
-func callDot4[T float32 | float64](a []T, lda, n int, q []float64, dots *[4]float64) {
-	switch a := any(a).(type) {
-	case []float64:
-		dot4F64(a, lda, n, q, dots)
-	case []float32:
-		dot4F32(a, lda, n, q, dots)
-	}
-}
-
-func callAxpy4[T float32 | float64](a []T, lda, n int, s []float64, p *[4]float64) {
-	switch a := any(a).(type) {
-	case []float64:
-		axpy4F64(a, lda, n, s, p)
-	case []float32:
-		axpy4F32(a, lda, n, s, p)
-	}
-}
-
-func callFused1[T float32 | float64](a []T, n int, q, s []float64, p float64) float64 {
-	switch a := any(a).(type) {
-	case []float64:
-		return fused1F64(a, n, q, s, p)
-	case []float32:
-		return fused1F32(a, n, q, s, p)
-	}
-	panic("unreachable")
-}
-
-func callDot1[T float32 | float64](a []T, n int, q []float64) float64 {
-	switch a := any(a).(type) {
-	case []float64:
-		return dot1F64(a, n, q)
-	case []float32:
-		return dot1F32(a, n, q)
-	}
-	panic("unreachable")
-}
-
-func callAxpy1[T float32 | float64](a []T, n int, s []float64, p float64) {
-	switch a := any(a).(type) {
-	case []float64:
-		axpy1F64(a, n, s, p)
-	case []float32:
-		axpy1F32(a, n, s, p)
-	}
-}
-
-func callRead[T float32 | float64](a []T) float64 {
-	switch a := any(a).(type) {
-	case []float64:
-		return readF64(a)
-	case []float32:
-		return readF32(a)
-	}
-	panic("unreachable")
-}
-
-// guarded is a buffer of exactly the requested size placed flush against
-// an inaccessible (PROT_NONE) page, either right after its end or right
-// before its start. Unlike a Go sub-slice, whose capacity only limits Go
-// code, this makes any assembly access past the boundary fault.
-type guarded struct {
-	mem  []byte // the whole mapping, guard pages included
-	data unsafe.Pointer
-}
-
-func newGuarded(t *testing.T, nbytes int, flushEnd bool) *guarded {
+// guardedSlice returns n random elements lying flush against an
+// inaccessible page (after them or before them), so that any access past
+// their ends faults.
+func guardedSlice[T float32 | float64](t *testing.T, r *rand.Rand, n int, flushEnd bool) ([]T, *guardpage.Buffer) {
 	t.Helper()
-	page := unix.Getpagesize()
-	body := (nbytes + page - 1) / page * page
-	if body == 0 {
-		body = page
-	}
-	mem, err := unix.Mmap(-1, 0, body+2*page, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
-	if err != nil {
-		t.Fatalf("mmap: %v", err)
-	}
-	if err := unix.Mprotect(mem[:page], unix.PROT_NONE); err != nil {
-		t.Fatalf("mprotect: %v", err)
-	}
-	if err := unix.Mprotect(mem[page+body:], unix.PROT_NONE); err != nil {
-		t.Fatalf("mprotect: %v", err)
-	}
-	off := page
-	if flushEnd {
-		off = page + body - nbytes
-	}
-	return &guarded{mem: mem, data: unsafe.Pointer(&mem[off])}
-}
-
-func (g *guarded) free() { _ = unix.Munmap(g.mem) }
-
-func guardedSlice[T float32 | float64](t *testing.T, r *rand.Rand, n int, flushEnd bool) ([]T, *guarded) {
 	var zero T
-	g := newGuarded(t, n*int(unsafe.Sizeof(zero)), flushEnd)
-	x := unsafe.Slice((*T)(g.data), n)
+	g, err := guardpage.New(n*int(unsafe.Sizeof(zero)), flushEnd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := guardpage.Slice[T](g, n)
 	for i := range x {
 		x[i] = T(2*r.Float64() - 1)
 	}
 	return x, g
-}
-
-// faults runs f and reports whether it touched an inaccessible page.
-func faults(f func()) (fault bool) {
-	old := debug.SetPanicOnFault(true)
-	defer debug.SetPanicOnFault(old)
-	defer func() {
-		if recover() != nil {
-			fault = true
-		}
-	}()
-	f()
-	return false
 }
 
 // TestKernelGuardPages checks that no kernel reads or writes outside
@@ -444,11 +296,11 @@ func TestKernelGuardPages(t *testing.T) {
 		// a row that claims one element more than is mapped.
 		x, g := guardedSlice[float64](t, r, 8, true)
 		y, gy := guardedSlice[float64](t, r, 9, true)
-		if !faults(func() { dot1F64(unsafe.Slice(&x[0], 9), 9, y) }) {
+		if !guardpage.Faults(func() { dot1(unsafe.Slice(&x[0], 9), 9, y) }) {
 			t.Fatalf("reading past a guard page did not fault; the test cannot detect over-reads")
 		}
-		g.free()
-		gy.free()
+		g.Free()
+		gy.Free()
 
 		for _, flushEnd := range []bool{true, false} {
 			for _, n := range kernelSizes {
@@ -470,11 +322,11 @@ func TestKernelGuardPages(t *testing.T) {
 func guardOps[T float32 | float64](t *testing.T, r *rand.Rand, what string, nr, lda, n int, flushEnd bool) {
 	t.Helper()
 	a, ga := guardedSlice[T](t, r, (nr-1)*lda+n, flushEnd)
-	defer ga.free()
+	defer ga.Free()
 	q, gq := guardedSlice[float64](t, r, n, flushEnd)
-	defer gq.free()
+	defer gq.Free()
 	s, gs := guardedSlice[float64](t, r, n, flushEnd)
-	defer gs.free()
+	defer gs.Free()
 	var p, dots [8]float64
 	randVec(r, p[:])
 	last := a[(nr-1)*lda:]
@@ -487,81 +339,16 @@ func guardOps[T float32 | float64](t *testing.T, r *rand.Rand, what string, nr, 
 		{"axpy", func() { callAxpyN(a, nr, lda, n, s, &p) }},
 		// Row 0 starts at the start guard, the last row ends at the end
 		// guard.
-		{"fused1 row0", func() { callFused1(a, n, q, s, 1) }},
-		{"fused1 last row", func() { callFused1(last, n, q, s, 1) }},
-		{"dot1 row0", func() { callDot1(a, n, q) }},
-		{"dot1 last row", func() { callDot1(last, n, q) }},
-		{"axpy1 row0", func() { callAxpy1(a, n, s, 1) }},
-		{"axpy1 last row", func() { callAxpy1(last, n, s, 1) }},
-		{"read", func() { callRead(a) }},
+		{"fused1 row0", func() { fused1(a, n, q, s, 1) }},
+		{"fused1 last row", func() { fused1(last, n, q, s, 1) }},
+		{"dot1 row0", func() { dot1(a, n, q) }},
+		{"dot1 last row", func() { dot1(last, n, q) }},
+		{"axpy1 row0", func() { axpy1(a, n, s, 1) }},
+		{"axpy1 last row", func() { axpy1(last, n, s, 1) }},
 	}
 	for _, op := range ops {
-		if faults(op.f) {
+		if guardpage.Faults(op.f) {
 			t.Fatalf("%s %s: accessed memory outside its operands", what, op.name)
-		}
-	}
-}
-
-// readLens returns the lengths the read loops are tested at for elements
-// of size bytes. The assembly versions read 16 segments of seg bytes,
-// seg = (n/16)*size rounded down to 64 (so n < 16*64/size leaves no
-// segment at all), with a prefetching stage once seg > PFDIST (2048) and
-// seg shortened to 320 bytes past a multiple of 4 KiB once it reaches
-// 8 KiB; each edge is tried with every length of the 8-, 4- and 1-element
-// steps of the rest loops. The generic version's 8 segments are covered by
-// the same lengths.
-func readLens(size int) []int {
-	var lens []int
-	for _, segBytes := range []int{0, 64, 128, 2048, 2112, 8128, 8192, 12224, 1 << 16} {
-		base := 16 * segBytes / size
-		for _, d := range []int{-1, 0, 1, 3, 4, 7, 8, 9, 15, 17, 16*64/size - 1, 16*64/size + 5} {
-			if base+d >= 0 {
-				lens = append(lens, base+d)
-			}
-		}
-	}
-	return lens
-}
-
-// readValue is the element at index i in TestReadLoops: a positive integer
-// below 2^20 that differs between neighbours and between segments, so
-// that every sum of such elements is exact in float64 whatever the order
-// of the additions, and exact as a float32 element.
-func readValue(i int) float64 { return float64((i*i+7*i)%1000003 + 1) }
-
-// TestReadLoops checks that readF64 and readF32 add up every element of a
-// exactly once and touch nothing outside a: with integer elements the sum
-// must be exact, and a lies flush against a PROT_NONE page (after it, then
-// before it), so a stray load faults.
-func TestReadLoops(t *testing.T) {
-	forEachKernel(t, func(t *testing.T) {
-		testReadLoops[float64](t)
-		testReadLoops[float32](t)
-	})
-}
-
-func testReadLoops[T float32 | float64](t *testing.T) {
-	var zero T
-	size := int(unsafe.Sizeof(zero))
-	for _, n := range readLens(size) {
-		var want float64
-		for i := range n {
-			want += readValue(i)
-		}
-		for _, flushEnd := range []bool{true, false} {
-			g := newGuarded(t, n*size, flushEnd)
-			a := unsafe.Slice((*T)(g.data), n)
-			for i := range a {
-				a[i] = T(readValue(i))
-			}
-			var got float64
-			if faults(func() { got = callRead(a) }) {
-				t.Fatalf("%T n=%d flushEnd=%v: read memory outside a", a, n, flushEnd)
-			}
-			g.free()
-			if got != want {
-				t.Fatalf("%T n=%d flushEnd=%v: got %v, want %v", a, n, flushEnd, got, want)
-			}
 		}
 	}
 }
@@ -578,28 +365,28 @@ func TestKernelPanics(t *testing.T) {
 		name, want string
 		f          func()
 	}{
-		{"lda<n", "fused4F64: lda=5 < n=10", func() { fused4F64(a64, 5, 10, v, v, &p, &d) }},
-		{"short a", "fused4F64: len(a)=100 < 3*lda+n", func() { fused4F64(a64, 31, 10, v, v, &p, &d) }},
-		{"short a exact", "dot4F32: len(a)=100 < 3*lda+n", func() { dot4F32(a32, 31, 8, v, &d) }},
-		{"huge lda", "axpy4F64: len(a)=100 < 3*lda+n", func() { axpy4F64(a64, math.MaxInt/2, 10, v, &p) }},
-		{"negative n", "dot4F64: negative n", func() { dot4F64(a64, 10, -1, v, &d) }},
-		{"short q", "fused4F32: len(q)=10 < n=11", func() { fused4F32(a32, 11, 11, v, v[:0], &p, &d) }},
-		{"short s", "fused4F64: len(s)=9 < n=10", func() { fused4F64(a64, 10, 10, v, v[:9], &p, &d) }},
-		{"nil p", "axpy4F32: p is nil", func() { axpy4F32(a32, 10, 10, v, nil) }},
-		{"nil dots", "fused4F64: dots is nil", func() { fused4F64(a64, 10, 10, v, v, &p, nil) }},
-		{"8 rows short a", "fused8F64: len(a)=100 < 7*lda+n", func() { fused8F64(a64, 14, 10, v, v, &p8, &d8) }},
-		{"8 rows short a exact", "dot8F32: len(a)=100 < 7*lda+n", func() { dot8F32(a32, 13, 10, v, &d8) }},
-		{"8 rows huge lda", "axpy8F64: len(a)=100 < 7*lda+n", func() { axpy8F64(a64, math.MaxInt/4, 10, v, &p8) }},
-		{"8 rows lda<n", "fused8F32: lda=9 < n=10", func() { fused8F32(a32, 9, 10, v, v, &p8, &d8) }},
-		{"8 rows negative n", "dot8F64: negative n", func() { dot8F64(a64, 10, -1, v, &d8) }},
-		{"8 rows short q", "fused8F64: len(q)=10 < n=11", func() { fused8F64(a64, 11, 11, v, make([]float64, 11), &p8, &d8) }},
-		{"8 rows short s", "axpy8F32: len(s)=10 < n=11", func() { axpy8F32(a32, 11, 11, v, &p8) }},
-		{"8 rows nil p", "axpy8F64: p is nil", func() { axpy8F64(a64, 10, 10, v, nil) }},
-		{"8 rows nil dots", "fused8F32: dots is nil", func() { fused8F32(a32, 10, 10, v, v, &p8, nil) }},
-		{"row short a", "dot1F64: len(a)=100 < n=101", func() { dot1F64(a64, 101, make([]float64, 101)) }},
-		{"row short q", "fused1F32: len(q)=10 < n=11", func() { fused1F32(a32, 11, v, make([]float64, 11), 1) }},
-		{"row short s", "axpy1F64: len(s)=10 < n=11", func() { axpy1F64(a64, 11, v, 1) }},
-		{"row negative n", "axpy1F32: negative n", func() { axpy1F32(a32, -3, v, 1) }},
+		{"lda<n", "fused4F64: lda=5 < n=10", func() { fused4(a64, 5, 10, v, v, &p, &d) }},
+		{"short a", "fused4F64: len(a)=100 < 3*lda+n", func() { fused4(a64, 31, 10, v, v, &p, &d) }},
+		{"short a exact", "dot4F32: len(a)=100 < 3*lda+n", func() { dot4(a32, 31, 8, v, &d) }},
+		{"huge lda", "axpy4F64: len(a)=100 < 3*lda+n", func() { axpy4(a64, math.MaxInt/2, 10, v, &p) }},
+		{"negative n", "dot4F64: negative n", func() { dot4(a64, 10, -1, v, &d) }},
+		{"short q", "fused4F32: len(q)=10 < n=11", func() { fused4(a32, 11, 11, v, v[:0], &p, &d) }},
+		{"short s", "fused4F64: len(s)=9 < n=10", func() { fused4(a64, 10, 10, v, v[:9], &p, &d) }},
+		{"nil p", "axpy4F32: p is nil", func() { axpy4(a32, 10, 10, v, nil) }},
+		{"nil dots", "fused4F64: dots is nil", func() { fused4(a64, 10, 10, v, v, &p, nil) }},
+		{"8 rows short a", "fused8F64: len(a)=100 < 7*lda+n", func() { fused8(a64, 14, 10, v, v, &p8, &d8) }},
+		{"8 rows short a exact", "dot8F32: len(a)=100 < 7*lda+n", func() { dot8(a32, 13, 10, v, &d8) }},
+		{"8 rows huge lda", "axpy8F64: len(a)=100 < 7*lda+n", func() { axpy8(a64, math.MaxInt/4, 10, v, &p8) }},
+		{"8 rows lda<n", "fused8F32: lda=9 < n=10", func() { fused8(a32, 9, 10, v, v, &p8, &d8) }},
+		{"8 rows negative n", "dot8F64: negative n", func() { dot8(a64, 10, -1, v, &d8) }},
+		{"8 rows short q", "fused8F64: len(q)=10 < n=11", func() { fused8(a64, 11, 11, v, make([]float64, 11), &p8, &d8) }},
+		{"8 rows short s", "axpy8F32: len(s)=10 < n=11", func() { axpy8(a32, 11, 11, v, &p8) }},
+		{"8 rows nil p", "axpy8F64: p is nil", func() { axpy8(a64, 10, 10, v, nil) }},
+		{"8 rows nil dots", "fused8F32: dots is nil", func() { fused8(a32, 10, 10, v, v, &p8, nil) }},
+		{"row short a", "dot1F64: len(a)=100 < n=101", func() { dot1(a64, 101, make([]float64, 101)) }},
+		{"row short q", "fused1F32: len(q)=10 < n=11", func() { fused1(a32, 11, v, make([]float64, 11), 1) }},
+		{"row short s", "axpy1F64: len(s)=10 < n=11", func() { axpy1(a64, 11, v, 1) }},
+		{"row negative n", "axpy1F32: negative n", func() { axpy1(a32, -3, v, 1) }},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -622,35 +409,26 @@ func TestKernelAllocs(t *testing.T) {
 		a32 := make([]float32, 7*lda+n)
 		q := make([]float64, n)
 		s := make([]float64, n)
-		var p, d [4]float64
-		var p8, d8 [8]float64
-		var sink float64
+		var p, d [8]float64 // outside: through the kernel sets they escape
 		allocs := testing.AllocsPerRun(20, func() {
-			fused8F64(a64, lda, n, q, s, &p8, &d8)
-			dot8F64(a64, lda, n, q, &d8)
-			axpy8F64(a64, lda, n, s, &p8)
-			fused8F32(a32, lda, n, q, s, &p8, &d8)
-			dot8F32(a32, lda, n, q, &d8)
-			axpy8F32(a32, lda, n, s, &p8)
-			fused4F64(a64, lda, n, q, s, &p, &d)
-			sink += fused1F64(a64, n, q, s, 1)
-			dot4F64(a64, lda, n, q, &d)
-			sink += dot1F64(a64, n, q)
-			axpy4F64(a64, lda, n, s, &p)
-			axpy1F64(a64, n, s, 1)
-			fused4F32(a32, lda, n, q, s, &p, &d)
-			sink += fused1F32(a32, n, q, s, 1)
-			dot4F32(a32, lda, n, q, &d)
-			sink += dot1F32(a32, n, q)
-			axpy4F32(a32, lda, n, s, &p)
-			axpy1F32(a32, n, s, 1)
-			sink += readF64(a64) + readF32(a32)
+			callEvery(a64, lda, n, q, s, &p, &d)
+			callEvery(a32, lda, n, q, s, &p, &d)
 		})
 		if allocs != 0 {
 			t.Fatalf("%v allocations per run, want 0", allocs)
 		}
-		_ = sink
 	})
+}
+
+// callEvery calls every entry point once on the rows at the start of a.
+func callEvery[T float32 | float64](a []T, lda, n int, q, s []float64, p, d *[8]float64) {
+	for _, nr := range []int{8, 4} {
+		callFusedN(a, nr, lda, n, q, s, p, d)
+		callDotN(a, nr, lda, n, q, d)
+		callAxpyN(a, nr, lda, n, s, p)
+	}
+	benchSink += fused1(a, n, q, s, 1) + dot1(a, n, q)
+	axpy1(a, n, s, 1)
 }
 
 // TestKernelSelect checks the dispatch rules, including GPUMP_KERNELS.
@@ -766,10 +544,10 @@ func benchOps[T float32 | float64](b *testing.B, a []T, m, n int) {
 	}
 	run("fused1", func() {
 		for i := 0; i < m; i++ {
-			benchSink += callFused1(a[i*n:], n, q, s, 1e-3)
+			benchSink += fused1(a[i*n:], n, q, s, 1e-3)
 		}
 	})
-	run("read", func() { benchSink += callRead(a) })
+	run("read", func() { benchSink += float64(memread.Slice(a)) })
 }
 
 // fusedPass is one operator evaluation: the whole m x n matrix, nr (4 or 8)
@@ -782,8 +560,8 @@ func fusedPass[T float32 | float64](a []T, nr, m, n int, q, s []float64, p, d *[
 }
 
 // BenchmarkKernelsVsRead alternates full fused8 and fused4 passes of each
-// path with passes of the fastest read loop (that of the best
-// implementation, the machine's read rate) over the 6000x6000 matrix, and
+// path with plain reads of the same bytes (memread, the machine's read
+// rate) over the 6000x6000 matrix, and
 // reports the rates and each fused pass as a percentage of the read rate.
 // Other processes on a shared machine change the available bandwidth from
 // second to second, so only rates measured interleaved like this can be
@@ -810,7 +588,6 @@ func benchVsRead[T float32 | float64](b *testing.B, a []T, m, n int) {
 	randVec(rand.New(rand.NewPCG(7, 8)), q)
 	p := [8]float64{1e-3, -2e-3, 3e-3, -4e-3, 5e-3, -6e-3, 7e-3, -8e-3}
 	var d [8]float64
-	best := availableKernels()[0]
 	rows := []int{8, 4}
 	fused := make([]time.Duration, len(rows))
 	var read time.Duration
@@ -820,9 +597,7 @@ func benchVsRead[T float32 | float64](b *testing.B, a []T, m, n int) {
 			t0 := time.Now()
 			fusedPass(a, nr, m, n, q, s, &p, &d)
 			t1 := time.Now()
-			restore := useKernels(best)
-			benchSink += callRead(a)
-			restore()
+			benchSink += float64(memread.Slice(a))
 			read += time.Since(t1)
 			fused[k] += t1.Sub(t0)
 		}

@@ -147,42 +147,42 @@ func (j *opJob) accumulate(wk, r0, r1, c0, c1 int, dots, s []float64, first bool
 			switch {
 			case dots != nil && s != nil:
 				if a.f32 != nil {
-					fused8F32(a.f32[off:], n, w, q, s, (*[8]float64)(p[i:i+8]), d8)
+					fused8(a.f32[off:], n, w, q, s, (*[8]float64)(p[i:i+8]), d8)
 				} else {
-					fused8F64(a.f64[off:], n, w, q, s, (*[8]float64)(p[i:i+8]), d8)
+					fused8(a.f64[off:], n, w, q, s, (*[8]float64)(p[i:i+8]), d8)
 				}
 			case dots != nil:
 				if a.f32 != nil {
-					dot8F32(a.f32[off:], n, w, q, d8)
+					dot8(a.f32[off:], n, w, q, d8)
 				} else {
-					dot8F64(a.f64[off:], n, w, q, d8)
+					dot8(a.f64[off:], n, w, q, d8)
 				}
 			default:
 				if a.f32 != nil {
-					axpy8F32(a.f32[off:], n, w, s, (*[8]float64)(p[i:i+8]))
+					axpy8(a.f32[off:], n, w, s, (*[8]float64)(p[i:i+8]))
 				} else {
-					axpy8F64(a.f64[off:], n, w, s, (*[8]float64)(p[i:i+8]))
+					axpy8(a.f64[off:], n, w, s, (*[8]float64)(p[i:i+8]))
 				}
 			}
 		case 4:
 			switch {
 			case dots != nil && s != nil:
 				if a.f32 != nil {
-					fused4F32(a.f32[off:], n, w, q, s, (*[4]float64)(p[i:i+4]), d4)
+					fused4(a.f32[off:], n, w, q, s, (*[4]float64)(p[i:i+4]), d4)
 				} else {
-					fused4F64(a.f64[off:], n, w, q, s, (*[4]float64)(p[i:i+4]), d4)
+					fused4(a.f64[off:], n, w, q, s, (*[4]float64)(p[i:i+4]), d4)
 				}
 			case dots != nil:
 				if a.f32 != nil {
-					dot4F32(a.f32[off:], n, w, q, d4)
+					dot4(a.f32[off:], n, w, q, d4)
 				} else {
-					dot4F64(a.f64[off:], n, w, q, d4)
+					dot4(a.f64[off:], n, w, q, d4)
 				}
 			default:
 				if a.f32 != nil {
-					axpy4F32(a.f32[off:], n, w, s, (*[4]float64)(p[i:i+4]))
+					axpy4(a.f32[off:], n, w, s, (*[4]float64)(p[i:i+4]))
 				} else {
-					axpy4F64(a.f64[off:], n, w, s, (*[4]float64)(p[i:i+4]))
+					axpy4(a.f64[off:], n, w, s, (*[4]float64)(p[i:i+4]))
 				}
 			}
 		default:
@@ -191,21 +191,21 @@ func (j *opJob) accumulate(wk, r0, r1, c0, c1 int, dots, s []float64, first bool
 				switch {
 				case dots != nil && s != nil:
 					if a.f32 != nil {
-						d8[k] = fused1F32(a.f32[o:o+w], w, q, s, p[i+k])
+						d8[k] = fused1(a.f32[o:o+w], w, q, s, p[i+k])
 					} else {
-						d8[k] = fused1F64(a.f64[o:o+w], w, q, s, p[i+k])
+						d8[k] = fused1(a.f64[o:o+w], w, q, s, p[i+k])
 					}
 				case dots != nil:
 					if a.f32 != nil {
-						d8[k] = dot1F32(a.f32[o:o+w], w, q)
+						d8[k] = dot1(a.f32[o:o+w], w, q)
 					} else {
-						d8[k] = dot1F64(a.f64[o:o+w], w, q)
+						d8[k] = dot1(a.f64[o:o+w], w, q)
 					}
 				default:
 					if a.f32 != nil {
-						axpy1F32(a.f32[o:o+w], w, s, p[i+k])
+						axpy1(a.f32[o:o+w], w, s, p[i+k])
 					} else {
-						axpy1F64(a.f64[o:o+w], w, s, p[i+k])
+						axpy1(a.f64[o:o+w], w, s, p[i+k])
 					}
 				}
 			}

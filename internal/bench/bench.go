@@ -17,7 +17,7 @@ import (
 
 	"gorgonia.org/tensor"
 
-	"github.com/gpump/gpump/internal/readloop"
+	"github.com/gpump/gpump/internal/memread"
 	"github.com/gpump/gpump/tensorops"
 )
 
@@ -365,12 +365,9 @@ func fillUniform[T float32 | float64](d []T, seed uint64) float64 {
 	return mx
 }
 
-// readF64 is the read loop of ReadRate: the CPU backend's fastest.
-var readF64 = readloop.F64
-
 // readRateJob reads worker w's share of a buffer with the fastest read
-// loop, split the way the passes split rows (span, in groups of eight
-// elements).
+// loop (internal/memread), split the way the passes split rows (span, in
+// groups of eight elements).
 type readRateJob struct {
 	buf  []float64
 	nw   int
@@ -379,7 +376,7 @@ type readRateJob struct {
 
 func (r *readRateJob) run(w int) {
 	lo, hi := span(len(r.buf), r.nw, w, 8)
-	r.sums[w][0] = readF64(r.buf[lo:hi])
+	r.sums[w][0] = float64(memread.Slice(r.buf[lo:hi]))
 }
 
 // span returns worker w's share of total elements among nw workers, as the
