@@ -64,18 +64,18 @@ func (b *Block) validate(n int, who string) error {
 	return nil
 }
 
-// geometry returns the block's host geometry in setup s (for a simplex).
-func (b *Block) geometry(n int, s tensorops.Setup) Geometry {
-	switch b.kind() {
-	case boxBlock:
-		return &Box{Lo: b.Lo, Hi: b.Hi}
-	case ballBlock:
-		return &Ball{Center: b.Center, Radius: b.Radius}
+// diameterSq returns the block's D² in setup s (for a simplex), without
+// boxing its geometry: constants runs at the start of every solve.
+func (b *Block) diameterSq(n int, s tensorops.Setup) float64 {
+	switch {
+	case b.kind() == boxBlock:
+		return (&Box{Lo: b.Lo, Hi: b.Hi}).DiameterSq()
+	case b.kind() == ballBlock:
+		return (&Ball{Center: b.Center, Radius: b.Radius}).DiameterSq()
+	case s == tensorops.Euclidean:
+		return EuclideanSimplex{N: n}.DiameterSq()
 	}
-	if s == tensorops.Euclidean {
-		return EuclideanSimplex{N: n}
-	}
-	return EntropicSimplex{N: n}
+	return EntropicSimplex{N: n}.DiameterSq()
 }
 
 // radius returns sup ‖z‖₂ over a box or a ball.
@@ -202,8 +202,8 @@ func (g *MatrixGame) matrixGame() bool {
 // the Frobenius norm, which bounds ‖A‖ between any of these norms.
 func (g *MatrixGame) constants(s tensorops.Setup, unit float64) Constants {
 	var d2 float64
-	for k, b := range g.blocks {
-		d2 += b.geometry(g.size(k), s).DiameterSq()
+	for k := range g.blocks {
+		d2 += g.blocks[k].diameterSq(g.size(k), s)
 	}
 	k := Constants{D: math.Sqrt(d2), G0: g.maxAbs * unit, L: g.maxAbs * unit}
 	if s == tensorops.Entropic && g.matrixGame() {

@@ -463,7 +463,8 @@ func TestEuclideanSetup(t *testing.T) {
 // TestNoAllocsInLoop: a longer solve allocates exactly as much as a shorter
 // one, so the iteration loop allocates nothing, for every method, on a matrix
 // large enough to use the CPU workers (MinAllocs says why the fewest over 5
-// solves are compared).
+// solves are compared); and a repeated SolveInto of a placed game allocates
+// nothing at all.
 func TestNoAllocsInLoop(t *testing.T) {
 	if solver.RaceEnabled {
 		t.Skip("allocation counts are not meaningful under the race detector")
@@ -476,17 +477,19 @@ func TestNoAllocsInLoop(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer g.Close()
+	var res solver.Result
 	for _, name := range solver.MethodNames() {
 		m := method(t, name)
 		allocs := func(iters int) float64 {
+			s := &solver.Settings{MaxIterations: iters}
 			return solver.MinAllocs(5, func() {
-				if _, err := solver.Solve(context.Background(), g, &solver.Settings{MaxIterations: iters}, m); err != nil {
+				if err := solver.SolveInto(context.Background(), &res, g, s, m); err != nil {
 					t.Fatal(err)
 				}
 			})
 		}
-		if short, long := allocs(5), allocs(105); long != short {
-			t.Errorf("%s: %v allocations for 5 iterations, %v for 105", name, short, long)
+		if short, long := allocs(5), allocs(105); long != short || short != 0 {
+			t.Errorf("%s: %v allocations for 5 iterations, %v for 105; want 0", name, short, long)
 		}
 	}
 }
