@@ -110,7 +110,8 @@ func (g *MatrixGame) setPayoff(a *tensor.Dense) error {
 // type, checked as NewMatrixGame checks it. On a placed game the backend's
 // copy is updated in place (on the CPU, a is aliased; on a GPU, one upload),
 // and max |A_ij|, the norms and the scaling follow the new entries. The
-// game then aliases a.
+// game then aliases a. On a placed game it waits for a solve in progress
+// to end, so it must not be called from that solve's Recorder.
 func (g *MatrixGame) SetPayoff(a *tensor.Dense) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
