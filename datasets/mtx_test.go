@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"log"
 	"math"
 	"os"
 	"path/filepath"
@@ -372,33 +371,6 @@ func TestMTXNumbers(t *testing.T) {
 			t.Errorf("%q: got %v, want %v", tok, got, want)
 		}
 	}
-}
-
-func ExampleDecodeMTX() {
-	// A symmetric matrix lists its lower triangle only.
-	const file = `%%MatrixMarket matrix coordinate real symmetric
-% only the lower triangle is listed
-3 3 6
-1 1 1
-2 1 0
-3 1 2
-2 2 1
-3 2 0
-3 3 1
-`
-	a, err := datasets.DecodeMTX(strings.NewReader(file), -1, nil)
-	if err != nil {
-		log.Fatal(err)
-	}
-	fmt.Println(a.Shape(), a.Dtype())
-	fmt.Println(a.Data())
-
-	_, err = datasets.DecodeMTX(strings.NewReader("%%MatrixMarket matrix array real general\n2 1\n1\nNaN\n"), -1, nil)
-	fmt.Println(err)
-	// Output:
-	// (3, 3) float64
-	// [1 0 2 0 1 0 2 0 1]
-	// datasets: non-finite entry NaN at (1, 0) at line 4, column 1
 }
 
 // BenchmarkReadMTX reads a 2000×2000 float64 matrix from Matrix Market
