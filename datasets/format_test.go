@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"errors"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -81,6 +82,53 @@ func TestReadWrite(t *testing.T) {
 	}
 	if _, err := Read(filepath.Join(dir, "a.npy"), &ReadOptions{Format: "xls"}); err == nil || !strings.Contains(err.Error(), "xls") {
 		t.Errorf("Read with format xls: %v", err)
+	}
+}
+
+// TestMissingPaths: every reader reports a missing file, and every writer a
+// missing directory, as fs.ErrNotExist, in a message with the package
+// prefix that names the path; a failed write leaves nothing behind.
+func TestMissingPaths(t *testing.T) {
+	dir := t.TempDir()
+	a, _ := Identity(tensor.Float64, 2)
+	read := func(f func(string, *ReadOptions) (*tensor.Dense, error)) func(string) error {
+		return func(path string) error { _, err := f(path, nil); return err }
+	}
+	for _, r := range []struct {
+		name, file string
+		read       func(path string) error
+	}{
+		{"Read", "x.npy", read(Read)},
+		{"ReadNPY", "x.npy", read(ReadNPY)},
+		{"ReadNPZ", "x.npz", read(ReadNPZ)},
+		{"ReadCSV", "x.csv", read(ReadCSV)},
+		{"ReadMTX", "x.mtx", read(ReadMTX)},
+		{"ReadScaled", "x.mtx", func(path string) error { _, _, err := ReadScaled(t.Context(), path, nil); return err }},
+		{"StatNPY", "x.npy", func(path string) error { _, err := StatNPY(path); return err }},
+		{"NPZMembers", "x.npz", func(path string) error { _, err := NPZMembers(path); return err }},
+		{"ReadNPZVector", "x.npz", func(path string) error { _, err := ReadNPZVector(path, "row"); return err }},
+	} {
+		path := filepath.Join(dir, r.file)
+		if err := r.read(path); !errors.Is(err, fs.ErrNotExist) || !strings.HasPrefix(err.Error(), "datasets: open "+path+": ") {
+			t.Errorf("%s of a missing file: error %v", r.name, err)
+		}
+	}
+	for _, w := range []struct {
+		name, file string
+		write      func(path string) error
+	}{
+		{"Write", "x.npz", func(path string) error { return Write(path, a, nil) }},
+		{"WriteNPY", "x.npy", func(path string) error { return WriteNPY(path, a) }},
+		{"WriteCSV", "x.csv", func(path string) error { return WriteCSV(path, a, nil) }},
+		{"WriteNPZMatrix", "x.npz", func(path string) error { return WriteNPZMatrix(path, a, nil) }},
+	} {
+		path := filepath.Join(dir, "no", w.file)
+		if err := w.write(path); !errors.Is(err, fs.ErrNotExist) || !strings.HasPrefix(err.Error(), "datasets: "+path+": ") {
+			t.Errorf("%s into a missing directory: error %v", w.name, err)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("failed writes left %v", entries)
 	}
 }
 
