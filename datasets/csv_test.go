@@ -402,15 +402,13 @@ func TestCSVMemory(t *testing.T) {
 			func() io.Reader { return strings.NewReader(in) },
 			func() io.Reader { return onlyReader{strings.NewReader(in)} },
 		} {
-			var before, after runtime.MemStats
+			var err error
 			runtime.GC()
-			runtime.ReadMemStats(&before)
-			_, err := DecodeCSV(r(), nil)
-			runtime.ReadMemStats(&after)
+			a := allocated(func() { _, err = DecodeCSV(r(), nil) })
 			if err != nil {
 				t.Fatal(err)
 			}
-			if a, bound := after.TotalAlloc-before.TotalAlloc, uint64(20*len(in)+2*csvBuffer); a > bound {
+			if bound := uint64(20*len(in) + 2*csvBuffer); a > bound {
 				t.Errorf("input of %d bytes (%q...): allocated %d bytes, more than %d", len(in), in[:10], a, bound)
 			}
 		}
