@@ -1,10 +1,12 @@
 package datasets_test
 
 import (
+	"errors"
 	"fmt"
 	"log"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/gpump/gpump/datasets"
 	"gorgonia.org/tensor"
@@ -35,6 +37,96 @@ func ExampleReadNPY() {
 	// Output:
 	// (3, 3) float32
 	// [0 -1 1 1 0 -1 -1 1 0]
+}
+
+func ExampleReadCSV() {
+	dir, err := os.MkdirTemp("", "datasets-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "rps.csv")
+
+	// A header row, a comment and blank lines are skipped; fields are
+	// separated by commas or by spaces and tabs.
+	text := "rock,paper,scissors\n# the row player's payoffs\n0, -1, 1\n\n1, 0, -1\n-1, 1, 0\n"
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		log.Fatal(err)
+	}
+	a, err := datasets.ReadCSV(path, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(a.Shape(), a.Dtype(), a.Data())
+
+	// Errors name the file's line and field.
+	os.WriteFile(path, []byte("1,2\n3,four\n"), 0o644)
+	_, err = datasets.ReadCSV(path, nil)
+	fmt.Println(errors.Is(err, datasets.ErrFormat), strings.TrimPrefix(err.Error(), "datasets: "+path+": "))
+	// Output:
+	// (3, 3) float64 [0 -1 1 1 0 -1 -1 1 0]
+	// true bad number "four" at line 2, column 2
+}
+
+func ExampleDecodeMTX() {
+	// A symmetric matrix lists its lower triangle only.
+	const file = `%%MatrixMarket matrix coordinate real symmetric
+% only the lower triangle is listed
+3 3 6
+1 1 1
+2 1 0
+3 1 2
+2 2 1
+3 2 0
+3 3 1
+`
+	a, err := datasets.DecodeMTX(strings.NewReader(file), -1, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(a.Shape(), a.Dtype())
+	fmt.Println(a.Data())
+
+	_, err = datasets.DecodeMTX(strings.NewReader("%%MatrixMarket matrix array real general\n2 1\n1\nNaN\n"), -1, nil)
+	fmt.Println(err)
+	// Output:
+	// (3, 3) float64
+	// [1 0 2 0 1 0 2 0 1]
+	// datasets: non-finite entry NaN at (1, 0) at line 4, column 1
+}
+
+func ExampleWriteNPZ() {
+	dir, err := os.MkdirTemp("", "datasets-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "game.npz")
+
+	// A payoff matrix and a strategy vector in one compressed archive,
+	// as numpy.savez_compressed(path, payoff=a, row=p) writes it.
+	a, err := datasets.Cyclic(tensor.Float64, 3)
+	if err != nil {
+		log.Fatal(err)
+	}
+	p := tensor.New(tensor.WithShape(3), tensor.WithBacking([]float64{1. / 3, 1. / 3, 1. / 3}))
+	err = datasets.WriteNPZ(path, []datasets.Array{{Name: "payoff", T: a}, {Name: "row", T: p}}, &datasets.WriteOptions{Compress: true})
+	if err != nil {
+		log.Fatal(err)
+	}
+	names, err := datasets.NPZMembers(path)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(names)
+	b, err := datasets.ReadNPZ(path, &datasets.ReadOptions{Key: "payoff", DType: tensor.Float32})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(b.Shape(), b.Dtype(), b.Data())
+	// Output:
+	// [payoff row]
+	// (3, 3) float32 [0 -1 1 1 0 -1 -1 1 0]
 }
 
 func ExampleUniform() {

@@ -653,3 +653,13 @@ func TestRankOneValue(t *testing.T) {
 		t.Errorf("only %d of the games have a nonzero value", nonzero)
 	}
 }
+
+// BenchmarkUniform generates a 4096×4096 float64 matrix.
+func BenchmarkUniform(b *testing.B) {
+	b.SetBytes(4096 * 4096 * 8)
+	for b.Loop() {
+		if _, err := Uniform(tensor.Float64, 4096, 4096, -1, 1, 1); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

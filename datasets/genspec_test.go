@@ -514,3 +514,27 @@ func FuzzParseGenSpec(f *testing.F) {
 		}
 	})
 }
+
+// TestGenerateRange32: generators refuse float32 matrices whose float64
+// ones float32 cannot hold.
+func TestGenerateRange32(t *testing.T) {
+	for spec, want := range map[string]string{
+		"uniform:m=3,n=3,lo=1e-40,hi=2e-40":  "below float32's normal range",
+		"police:n=9,theta=1e-50":             "below float32's normal range",
+		"rankone:m=3,n=3,sigma=1e39,seed=2":  "overflow float32",
+		"uniform:m=3,n=3,lo=1e-30,hi=2e-30":  "",
+		"nemirovski:n=50,family=1,alpha=100": "",
+	} {
+		s, err := ParseGenSpec(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Generate(tensor.Float32, s)
+		if want == "" && err != nil || want != "" && (err == nil || !strings.Contains(err.Error(), want)) {
+			t.Errorf("%s: %v, want %q", spec, err, want)
+		}
+		if _, err := Generate(tensor.Float64, s); err != nil {
+			t.Errorf("%s as float64: %v", spec, err)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"math"
 	"math/big"
 	"math/bits"
+	"slices"
 	"strconv"
 	"sync"
 	"unsafe"
@@ -57,6 +58,21 @@ var (
 	mtxFieldNames = [...]string{"real", "integer", "pattern"}
 	mtxSymNames   = [...]string{"general", "symmetric", "skew-symmetric"}
 )
+
+// mtxBanner describes the four banner fields after %%MatrixMarket: the
+// words a field takes, in any case (the header keeps a word's index: the
+// field and symmetry constants above, 1 for the coordinate format), a word
+// it knows but refuses and why, and how an error names an unknown word.
+var mtxBanner = [...]struct {
+	words        []string
+	refused, why string
+	unknown      string
+}{
+	{words: []string{"matrix"}, unknown: "unsupported object"},
+	{words: []string{"array", "coordinate"}, unknown: "unknown format"},
+	{words: mtxFieldNames[:], refused: "complex", why: "complex matrices are not supported: payoffs are real", unknown: "unknown field"},
+	{words: mtxSymNames[:], refused: "hermitian", why: "hermitian matrices are complex, which is not supported", unknown: "unknown symmetry"},
+}
 
 // mtxHeader is the decoded banner and size line of a Matrix Market file.
 type mtxHeader struct {
@@ -203,49 +219,24 @@ func readMTXHeader(s *mtxScanner, size int64, esize int) (*mtxHeader, error) {
 	if nf > 5 {
 		return nil, lineErr(1, 6, fmt.Sprintf("unexpected banner field %q: want 5 fields %s", clip(string(f[5])), want))
 	}
-	h := &mtxHeader{}
-	is := func(b []byte, s string) bool { return bytes.EqualFold(b, []byte(s)) }
-	switch {
-	case is(f[1], "matrix"):
-	default:
-		return nil, lineErr(1, 2, fmt.Sprintf("unsupported object %q: want matrix", clip(string(f[1]))))
-	}
-	switch {
-	case is(f[2], "array"):
-	case is(f[2], "coordinate"):
-		h.coordinate = true
-	default:
-		return nil, lineErr(1, 3, fmt.Sprintf("unknown format %q: want array or coordinate", clip(string(f[2]))))
-	}
-	switch {
-	case is(f[3], "real"):
-		h.field = mtxReal
-	case is(f[3], "integer"):
-		h.field = mtxInteger
-	case is(f[3], "pattern"):
-		h.field = mtxPattern
-		if !h.coordinate {
-			return nil, lineErr(1, 4, "the pattern field requires the coordinate format")
+	var word [len(mtxBanner)]int
+	for k, field := range mtxBanner {
+		w := f[k+1]
+		word[k] = slices.IndexFunc(field.words, func(s string) bool { return bytes.EqualFold(w, []byte(s)) })
+		switch {
+		case word[k] >= 0:
+		case field.refused != "" && bytes.EqualFold(w, []byte(field.refused)):
+			return nil, lineErr(1, k+2, field.why)
+		default:
+			return nil, lineErr(1, k+2, fmt.Sprintf("%s %q: want %s", field.unknown, clip(string(w)), orList(field.words)))
 		}
-	case is(f[3], "complex"):
-		return nil, lineErr(1, 4, "complex matrices are not supported: payoffs are real")
-	default:
-		return nil, lineErr(1, 4, fmt.Sprintf("unknown field %q: want real, integer or pattern", clip(string(f[3]))))
 	}
+	h := &mtxHeader{coordinate: word[1] == 1, field: word[2], sym: word[3]}
 	switch {
-	case is(f[4], "general"):
-		h.sym = mtxGeneral
-	case is(f[4], "symmetric"):
-		h.sym = mtxSymmetric
-	case is(f[4], "skew-symmetric"):
-		h.sym = mtxSkew
-		if h.field == mtxPattern {
-			return nil, lineErr(1, 5, "a pattern matrix cannot be skew-symmetric")
-		}
-	case is(f[4], "hermitian"):
-		return nil, lineErr(1, 5, "hermitian matrices are complex, which is not supported")
-	default:
-		return nil, lineErr(1, 5, fmt.Sprintf("unknown symmetry %q: want general, symmetric or skew-symmetric", clip(string(f[4]))))
+	case h.field == mtxPattern && !h.coordinate:
+		return nil, lineErr(1, 4, "the pattern field requires the coordinate format")
+	case h.field == mtxPattern && h.sym == mtxSkew:
+		return nil, lineErr(1, 5, "a pattern matrix cannot be skew-symmetric")
 	}
 
 	// The size line, after comments and blank lines.

@@ -613,28 +613,18 @@ func (s *scatterer[T]) scatterRows(dst, src []T, k0, r0, r1 int, tile []T) {
 // convert decodes the native-order elements of raw, of kind kind and size
 // isz, into out.
 func convert[T float](out []T, raw []byte, kind byte, isz int) {
-	switch {
-	case kind == 'f' && isz == 8:
-		convertFrom[float64](out, raw)
-	case kind == 'f' && isz == 4:
-		convertFrom[float32](out, raw)
-	case kind == 'i' && isz == 1:
-		convertFrom[int8](out, raw)
-	case kind == 'i' && isz == 2:
-		convertFrom[int16](out, raw)
-	case kind == 'i' && isz == 4:
-		convertFrom[int32](out, raw)
-	case kind == 'i' && isz == 8:
-		convertFrom[int64](out, raw)
-	case kind == 'u' && isz == 1:
-		convertFrom[uint8](out, raw)
-	case kind == 'u' && isz == 2:
-		convertFrom[uint16](out, raw)
-	case kind == 'u' && isz == 4:
-		convertFrom[uint32](out, raw)
-	case kind == 'u' && isz == 8:
-		convertFrom[uint64](out, raw)
-	case kind == 'b':
+	switch kind {
+	case 'f':
+		if isz == 4 {
+			convertFrom[float32](out, raw)
+		} else {
+			convertFrom[float64](out, raw)
+		}
+	case 'i':
+		convertSized[int8, int16, int32, int64](out, raw, isz)
+	case 'u':
+		convertSized[uint8, uint16, uint32, uint64](out, raw, isz)
+	case 'b':
 		for i, b := range raw[:len(out)] {
 			if b != 0 {
 				out[i] = 1
@@ -642,6 +632,21 @@ func convert[T float](out []T, raw []byte, kind byte, isz int) {
 				out[i] = 0
 			}
 		}
+	}
+}
+
+// convertSized converts integers of size isz, with S1 to S8 the types of
+// each size of one signedness.
+func convertSized[S1, S2, S4, S8 number, T float](out []T, raw []byte, isz int) {
+	switch isz {
+	case 1:
+		convertFrom[S1](out, raw)
+	case 2:
+		convertFrom[S2](out, raw)
+	case 4:
+		convertFrom[S4](out, raw)
+	case 8:
+		convertFrom[S8](out, raw)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"math/bits"
+	"slices"
 	"strconv"
 )
 
@@ -21,6 +22,9 @@ const (
 	// arrays have at most 64 dimensions).
 	maxItems = 64
 )
+
+// npyKeys are the keys of a header dictionary, each required once.
+var npyKeys = [...]string{"descr", "fortran_order", "shape"}
 
 // npyHeader is the decoded header of a .npy file.
 type npyHeader struct {
@@ -141,7 +145,7 @@ func (h *npyHeader) parseDict(s []byte, base int64) error {
 	if !p.consume('{') {
 		return p.errorf("header does not start with '{'")
 	}
-	var seenDescr, seenOrder, seenShape bool
+	var seen [len(npyKeys)]bool
 	var shape []int64
 	var shapeOff int64
 	for {
@@ -163,9 +167,8 @@ func (h *npyHeader) parseDict(s []byte, base int64) error {
 		}
 		p.skipSpace()
 		valOff := p.off()
-		switch key.s {
-		case "descr", "fortran_order", "shape":
-		default:
+		k := slices.Index(npyKeys[:], key.s)
+		if k < 0 {
 			return formatErr(keyOff, fmt.Sprintf("unexpected header key %q", clip(key.s)))
 		}
 		if key.s == "descr" && p.pos < len(p.s) && (p.s[p.pos] == '[' || p.s[p.pos] == '(') {
@@ -175,12 +178,12 @@ func (h *npyHeader) parseDict(s []byte, base int64) error {
 		if err != nil {
 			return err
 		}
+		if seen[k] {
+			return formatErr(keyOff, "duplicate header key '"+key.s+"'")
+		}
+		seen[k] = true
 		switch key.s {
 		case "descr":
-			if seenDescr {
-				return formatErr(keyOff, "duplicate header key 'descr'")
-			}
-			seenDescr = true
 			if val.kind != pyStr {
 				return formatErr(valOff, "unsupported dtype: 'descr' is not a string")
 			}
@@ -189,19 +192,11 @@ func (h *npyHeader) parseDict(s []byte, base int64) error {
 				return err
 			}
 		case "fortran_order":
-			if seenOrder {
-				return formatErr(keyOff, "duplicate header key 'fortran_order'")
-			}
-			seenOrder = true
 			if val.kind != pyBool {
 				return formatErr(valOff, "'fortran_order' is not True or False")
 			}
 			h.fortran = val.b
 		default: // "shape"
-			if seenShape {
-				return formatErr(keyOff, "duplicate header key 'shape'")
-			}
-			seenShape = true
 			if val.kind != pyTuple && val.kind != pyList {
 				return formatErr(valOff, "'shape' is not a tuple")
 			}
@@ -228,13 +223,10 @@ func (h *npyHeader) parseDict(s []byte, base int64) error {
 	if p.pos != len(p.s) {
 		return p.errorf("unexpected data after the header dictionary")
 	}
-	switch {
-	case !seenDescr:
-		return formatErr(base, "header has no 'descr' key")
-	case !seenOrder:
-		return formatErr(base, "header has no 'fortran_order' key")
-	case !seenShape:
-		return formatErr(base, "header has no 'shape' key")
+	for k, key := range npyKeys {
+		if !seen[k] {
+			return formatErr(base, "header has no '"+key+"' key")
+		}
 	}
 	if h.vector && len(shape) == 1 {
 		shape = []int64{1, shape[0]}

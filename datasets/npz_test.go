@@ -8,11 +8,9 @@ import (
 	"errors"
 	"hash/crc32"
 	"io"
-	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -385,14 +383,13 @@ func TestNPZErrors(t *testing.T) {
 		if err := os.WriteFile(path, tc.data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		d, err := ReadNPZ(path, &ReadOptions{Key: tc.key})
-		runtime.ReadMemStats(&after)
+		var d *tensor.Dense
+		var err error
+		a := allocated(func() { d, err = ReadNPZ(path, &ReadOptions{Key: tc.key}) })
 		if d != nil || !errors.Is(err, tc.kind) || !strings.HasPrefix(err.Error(), "datasets: "+path+": ") || !strings.Contains(err.Error(), tc.msg) {
 			t.Errorf("%s: error %v, want %v with %q", tc.name, err, tc.kind, tc.msg)
 		}
-		if a := after.TotalAlloc - before.TotalAlloc; a > 16<<20 {
+		if a > 16<<20 {
 			t.Errorf("%s: allocated %d bytes", tc.name, a)
 		}
 		_, err = DecodeNPZ(bytes.NewReader(tc.data), int64(len(tc.data)), &ReadOptions{Key: tc.key})
@@ -409,13 +406,6 @@ func TestNPZErrors(t *testing.T) {
 	_, err = NPZMembers(dir)
 	if err == nil || !strings.Contains(err.Error(), "is a directory") {
 		t.Errorf("NPZMembers(directory): error %v", err)
-	}
-	missing := filepath.Join(dir, "missing.npz")
-	if _, err = ReadNPZ(missing, nil); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("missing file: error %v", err)
-	}
-	if _, err = NPZMembers(missing); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("NPZMembers(missing file): error %v", err)
 	}
 	npy := filepath.Join(dir, "x.npy")
 	os.WriteFile(npy, good, 0o644)
@@ -500,10 +490,6 @@ func TestWriteNPZErrors(t *testing.T) {
 	}
 	if err := WriteNPZMatrix(path, tensor.New(tensor.WithShape(3), tensor.WithBacking([]float64{1, 2, 3})), nil); !errors.Is(err, ErrFormat) || !strings.HasPrefix(err.Error(), "datasets: "+path+": ") {
 		t.Errorf("WriteNPZMatrix of a vector: error %v", err)
-	}
-	// A directory that does not exist.
-	if err := WriteNPZMatrix(filepath.Join(dir, "no", "x.npz"), a, nil); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("missing directory: error %v", err)
 	}
 	if now, _ := os.ReadFile(path); !bytes.Equal(now, old) {
 		t.Errorf("failed writes changed the file")

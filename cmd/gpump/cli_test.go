@@ -23,6 +23,114 @@ import (
 	"github.com/gpump/gpump/datasets"
 )
 
+// The harness of the command's tests: gpump run in-process, and the files
+// the tests of every subcommand write and read back.
+
+// gpump runs the command line in-process and returns its exit status and
+// outputs.
+func gpump(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), append([]string{"gpump"}, args...), &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// decode parses the JSON result of gpump solve.
+func decode(t *testing.T, s string) solveOutput {
+	t.Helper()
+	var o solveOutput
+	if err := json.Unmarshal([]byte(s), &o); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, s)
+	}
+	return o
+}
+
+// writeMatrix writes the m×n matrix of data ([]float64 or []float32) to a
+// new .npy file named name and returns its path.
+func writeMatrix(t *testing.T, name string, m, n int, data any) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	writeAt(t, path, m, n, data)
+	return path
+}
+
+// writeAt writes the m×n matrix of data ([]float64 or []float32) to path as
+// .npy.
+func writeAt(t *testing.T, path string, m, n int, data any) {
+	t.Helper()
+	if err := datasets.WriteNPY(path, tensor.New(tensor.WithShape(m, n), tensor.WithBacking(data))); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// genFile writes the float64 matrix of the generator spec to a new file
+// named name, and returns its path and the matrix.
+func genFile(t *testing.T, spec, name string) (string, *tensor.Dense) {
+	t.Helper()
+	a, err := datasets.Generate(tensor.Float64, mustSpec(t, spec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), name)
+	if err := datasets.Write(path, a, nil); err != nil {
+		t.Fatal(err)
+	}
+	return path, a
+}
+
+// mustSpec parses a generator spec.
+func mustSpec(t *testing.T, s string) datasets.GenSpec {
+	t.Helper()
+	spec, err := datasets.ParseGenSpec(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return spec
+}
+
+// rawNPY writes a version 1.0 .npy file with the given dtype and shape and
+// a zero payload of the given size: the files WriteNPY refuses to make.
+func rawNPY(t *testing.T, dir, descr, shape string, payload int) string {
+	t.Helper()
+	hdr := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': %s, }", descr, shape)
+	hdr += strings.Repeat(" ", 117-len(hdr)) + "\n"
+	b := append([]byte("\x93NUMPY\x01\x00\x76\x00"), hdr...)
+	b = append(b, make([]byte, payload)...)
+	path := filepath.Join(dir, strings.NewReplacer("<", "", "(", "", ")", "", ",", "", " ", "x").Replace(descr+shape)+".npy")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// writeManifest writes a batch manifest to a new file and returns its path.
+func writeManifest(t *testing.T, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "manifest.txt")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// readLines parses the JSON lines of the file at path.
+func readLines(t *testing.T, path string) []map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var v map[string]any
+		if err := json.Unmarshal([]byte(l), &v); err != nil {
+			t.Fatalf("%v: %q", err, l)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
 // TestSolveOutputs: --trace, --plot and --strategies write complete files
 // that agree with the JSON result.
 func TestSolveOutputs(t *testing.T) {
@@ -198,15 +306,6 @@ func TestGenFormats(t *testing.T) {
 	}
 }
 
-func mustSpec(t *testing.T, s string) datasets.GenSpec {
-	t.Helper()
-	spec, err := datasets.ParseGenSpec(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return spec
-}
-
 func equalDense(a, b *tensor.Dense) bool {
 	x, y := a.Data().([]float64), b.Data().([]float64)
 	if len(x) != len(y) || a.Shape()[0] != b.Shape()[0] {
@@ -243,30 +342,6 @@ func TestBatchResume(t *testing.T) {
 	if !strings.Contains(stderr, "skipped") {
 		t.Errorf("no summary: %s", stderr)
 	}
-}
-
-func writeAt(t *testing.T, path string, m, n int, data []float64) {
-	t.Helper()
-	if err := datasets.WriteNPY(path, tensor.New(tensor.WithShape(m, n), tensor.WithBacking(data))); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func readLines(t *testing.T, path string) []map[string]any {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []map[string]any
-	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		var v map[string]any
-		if err := json.Unmarshal([]byte(l), &v); err != nil {
-			t.Fatalf("%v: %q", err, l)
-		}
-		out = append(out, v)
-	}
-	return out
 }
 
 // TestBatchInputs: directories, globs and parallel jobs.
@@ -370,15 +445,6 @@ func TestSolveCanceled(t *testing.T) {
 			t.Errorf("batch: %s", out.String())
 		}
 	}
-}
-
-func writeManifest(t *testing.T, text string) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "manifest.txt")
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
 }
 
 // TestSolveMmap: a mapped file gives the same solve as a read one, and

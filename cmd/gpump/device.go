@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
-	"os"
-	"runtime"
 	"slices"
 	"strings"
 
@@ -17,15 +14,6 @@ const deviceFlagUsage = "where the matrix lives and the passes run: cpu, or cuda
 // opener opens a backend; close releases it.
 type opener func(threads int) (b tensorops.Backend, close func() error, err error)
 
-// deviceDesc describes one device for gpump devices.
-type deviceDesc struct {
-	Device  string // the --device value
-	Name    string
-	Memory  int64   // bytes, 0 if unknown
-	Detail  string  // compute capability, kernels...
-	PeakBWs float64 // bytes per second, 0 if unknown
-}
-
 // openers are the devices compiled in; files behind build tags add theirs
 // (and their names to backends) in init.
 var openers = map[string]opener{
@@ -34,9 +22,6 @@ var openers = map[string]opener{
 		return c, c.Close, nil
 	},
 }
-
-// listers describe the devices of each backend compiled in.
-var listers = []func() ([]deviceDesc, error){listCPU}
 
 // openDevice opens the backend of --device.
 func openDevice(name string, threads int) (tensorops.Backend, func() error, error) {
@@ -60,33 +45,4 @@ func kernelsOf(b tensorops.Backend) string {
 		return k.Kernels()
 	}
 	return b.Name()
-}
-
-// listCPU describes this machine's CPU.
-func listCPU() ([]deviceDesc, error) {
-	c := tensorops.NewCPU(1)
-	kernels := c.Kernels()
-	c.Close()
-	return []deviceDesc{{
-		Device: "cpu",
-		Name:   cpuModel(),
-		Memory: int64(totalMemory()),
-		Detail: fmt.Sprintf("%d cores, %s kernels", runtime.NumCPU(), kernels),
-	}}, nil
-}
-
-// cpuModel is the CPU's model name where the system says it.
-func cpuModel() string {
-	f, err := os.Open("/proc/cpuinfo")
-	if err != nil {
-		return runtime.GOARCH
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v)
-		}
-	}
-	return runtime.GOARCH
 }

@@ -1,11 +1,29 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
+	"os"
+	"runtime"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/gpump/gpump/tensorops"
 )
+
+// deviceDesc describes one device for gpump devices.
+type deviceDesc struct {
+	Device  string // the --device value
+	Name    string
+	Memory  int64   // bytes, 0 if unknown
+	Detail  string  // compute capability, kernels...
+	PeakBWs float64 // bytes per second, 0 if unknown
+}
+
+// listers describe the devices of each backend compiled in.
+var listers = []func() ([]deviceDesc, error){listCPU}
 
 func devicesCommand() *cli.Command {
 	return &cli.Command{
@@ -48,4 +66,33 @@ Example:
 			return tw.Flush()
 		},
 	}
+}
+
+// listCPU describes this machine's CPU.
+func listCPU() ([]deviceDesc, error) {
+	c := tensorops.NewCPU(1)
+	kernels := c.Kernels()
+	c.Close()
+	return []deviceDesc{{
+		Device: "cpu",
+		Name:   cpuModel(),
+		Memory: int64(totalMemory()),
+		Detail: fmt.Sprintf("%d cores, %s kernels", runtime.NumCPU(), kernels),
+	}}, nil
+}
+
+// cpuModel is the CPU's model name where the system says it.
+func cpuModel() string {
+	f, err := os.Open("/proc/cpuinfo")
+	if err != nil {
+		return runtime.GOARCH
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return runtime.GOARCH
 }

@@ -1,78 +1,12 @@
 package main
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
-	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"gorgonia.org/tensor"
-
-	"github.com/gpump/gpump/datasets"
 )
-
-// gpump runs the command line in-process and returns its exit status and
-// outputs.
-func gpump(t *testing.T, args ...string) (int, string, string) {
-	t.Helper()
-	var out, errOut bytes.Buffer
-	code := run(context.Background(), append([]string{"gpump"}, args...), &out, &errOut)
-	return code, out.String(), errOut.String()
-}
-
-func writeMatrix(t *testing.T, name string, m, n int, data any) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), name)
-	a := tensor.New(tensor.WithShape(m, n), tensor.WithBacking(data))
-	if err := datasets.WriteNPY(path, a); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
-// genFile writes the float64 matrix of the generator spec to a new file
-// named name, and returns its path and the matrix.
-func genFile(t *testing.T, spec, name string) (string, *tensor.Dense) {
-	t.Helper()
-	a, err := datasets.Generate(tensor.Float64, mustSpec(t, spec))
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), name)
-	if err := datasets.Write(path, a, nil); err != nil {
-		t.Fatal(err)
-	}
-	return path, a
-}
-
-// rawNPY writes a version 1.0 .npy file with the given dtype and shape and
-// a zero payload of the given size: the files WriteNPY refuses to make.
-func rawNPY(t *testing.T, dir, descr, shape string, payload int) string {
-	t.Helper()
-	hdr := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': %s, }", descr, shape)
-	hdr += strings.Repeat(" ", 117-len(hdr)) + "\n"
-	b := append([]byte("\x93NUMPY\x01\x00\x76\x00"), hdr...)
-	b = append(b, make([]byte, payload)...)
-	path := filepath.Join(dir, strings.NewReplacer("<", "", "(", "", ")", "", ",", "", " ", "x").Replace(descr+shape)+".npy")
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
-func decode(t *testing.T, s string) solveOutput {
-	t.Helper()
-	var o solveOutput
-	if err := json.Unmarshal([]byte(s), &o); err != nil {
-		t.Fatalf("output is not JSON: %v\n%s", err, s)
-	}
-	return o
-}
 
 func TestSolveFile(t *testing.T) {
 	// Value 1 at p = (0.6, 0.4) (see solver.ExampleSolve).
