@@ -79,18 +79,8 @@ func (e *mpGame) values(z [2]tensorops.Point) [2]tensorops.Vector {
 	return [2]tensorops.Vector{z[0].Value, z[1].Value}
 }
 
-// place sets y to argmin R, or to the host buffer's pair mixed with a
-// fraction mix of the uniform distribution when mix ≥ 0.
-func (e *mpGame) place(mix float64) error {
-	for k := range 2 {
-		if mix < 0 {
-			e.be.Start(e.y[k], e.set[k])
-		} else if err := e.loadPoint(e.y[k], k, e.set[k].Setup, mix); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+// place sets y as placeAt does.
+func (e *mpGame) place(mix float64) error { return e.placeAt(e.y, mix) }
 
 func (e *mpGame) start(init []float64) (certificate, error) {
 	e.begin(e.avgX, e.avgG)

@@ -13,7 +13,6 @@ import (
 type pairEngine struct {
 	gameBase
 	t          tracker
-	setup      tensorops.Setup
 	z          [2]tensorops.Point
 	f          [2]tensorops.Vector
 	avgX, avgF [2]tensorops.Vector
@@ -27,7 +26,7 @@ func newPairEngine(pl *placement, s tensorops.Setup) (pairEngine, error) {
 	if err != nil {
 		return pairEngine{}, err
 	}
-	e := pairEngine{gameBase: b, setup: s}
+	e := pairEngine{gameBase: b}
 	for k := range 2 {
 		if e.z[k], err = b.point(k, s); err != nil {
 			return e, err
@@ -65,12 +64,8 @@ func (e *pairEngine) place(init []float64) (c0 certificate, warm bool, err error
 // pair mixed with a fraction mix of the uniform distribution, and evaluates
 // F there.
 func (e *pairEngine) placeHost(mix float64) error {
-	for k := range 2 {
-		if mix < 0 {
-			e.be.Start(e.z[k], e.set[k])
-		} else if err := e.loadPoint(e.z[k], k, e.setup, mix); err != nil {
-			return err
-		}
+	if err := e.placeAt(e.z, mix); err != nil {
+		return err
 	}
 	e.operator(e.f, e.z[0].Value, e.z[1].Value)
 	return nil

@@ -394,6 +394,19 @@ func (b *gameBase) hostBest() error {
 	return nil
 }
 
+// placeAt sets the pair z to argmin R (mix < 0), or to the host buffer's
+// pair mixed with a fraction mix of the uniform distribution.
+func (b *gameBase) placeAt(z [2]tensorops.Point, mix float64) error {
+	for k := range 2 {
+		if mix < 0 {
+			b.be.Start(z[k], b.set[k])
+		} else if err := b.loadPoint(z[k], k, b.set[k].Setup, mix); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // loadPoint loads block k of the host buffer into the point z of setup s.
 // An entropic point is mixed with a fraction mix of the uniform
 // distribution, so that no strategy starts at weight 0 (see startMix).
