@@ -224,6 +224,21 @@ type Backend interface {
 	MulVec(dst Vector, a Matrix, q Vector)
 	// MulTVec sets dst = Aᵀ p (one pass over A).
 	MulTVec(dst Vector, a Matrix, p Vector)
+	// SampledOperator sets fp = −(1/b) Σ_k A e_{j_k} and fq = (1/b) Σ_k
+	// Aᵀ e_{i_k}, an unbiased estimate of (−A q, Aᵀ p) (the sampled oracle of
+	// Juditsky, Nemirovski and Tauvel), reading b columns and b rows of A
+	// instead of all of it. at, when not nil, is Transpose(a): the sampled
+	// columns are then read as contiguous rows of Aᵀ. Index selection: with
+	// S the running sum of max(w_i, 0) over the weights w (q for columns, p
+	// for rows) in increasing index order and T its total, uniform u
+	// (DrawUniform, k < b for the columns, b ≤ k < 2b for the rows) selects
+	// the smallest i with u·T < S_i (so a zero weight is never drawn), or
+	// the last index of positive weight when rounding leaves none. A weight
+	// vector with no positive finite total makes the output drawn from it
+	// NaN (fp for q, fq for p). The order of the sums is the backend's; the
+	// indices are the same on every backend wherever no u·T is within
+	// rounding of an S_i.
+	SampledOperator(fp, fq Vector, a, at Matrix, p, q Vector, d Draw)
 
 	// Start sets dst to the prox centre argmin R over the set: the uniform
 	// distribution for both simplex setups, clip(0, Lo, Hi) for a box,
