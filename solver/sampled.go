@@ -3,11 +3,6 @@ package solver
 import (
 	"errors"
 	"fmt"
-	"math"
-	"math/rand/v2"
-	"runtime"
-	"slices"
-	"sync"
 
 	"github.com/gpump/gpump/tensorops"
 )
@@ -21,275 +16,46 @@ import (
 //
 //	(−(1/b) Σ_k A e_{j_k}, (1/b) Σ_k Aᵀe_{i_k}),
 //
-// whose expectation is F(p, q) = (−A q, Aᵀp). Drawing uses the inverse of the
-// cumulative distribution: the b uniforms are sorted and matched against
-// the running sum of the probabilities in one sweep, O(m + n + b log b) per
-// evaluation, which also groups repeated indices (an index drawn c times is
-// read once, with weight c).
-//
-// Cost of one evaluation, for an m×n row-major A: the b sampled rows are
-// contiguous, b·n entries read as streams. The b sampled columns are read
-// row by row, gathering the (sorted) sampled entries of each row: b·m
-// entries that each touch their own cache line (and, once a row spans more
-// than a page, their own page), so a sampled column costs the memory traffic
-// of 8 (float64) or 16 (float32) entries of a row or more, and its reads
-// wait on memory latency. With Settings.SampleTransposed the solve first
-// copies A transposed (Aᵀ in row-major order, as much memory as A again),
-// and the sampled columns are read as contiguous rows of Aᵀ: an evaluation
-// then reads b·(m + n) entries as streams. Plus O(m + n + b log b) for the
-// draws, and copies of p, q and the estimate when the backend's vectors are
-// not host memory. A full pass reads m·n entries as streams, with the
-// backend's threads and kernels; the sampled sums are plain Go loops on one
-// goroutine. Measured on a 20000×20000 float64 game, b = 256, 2 cores: an
-// iteration (two evaluations, the prox steps) took 143 ms with the strided
-// columns, 17 ms with the transposed copy (made in 2.3 s), and a full pass
-// 124 ms.
-//
-// The oracle runs in Go on the host, on the calling goroutine: it reads A
-// from the MatrixGame's tensor (host memory, which the CPU backend aliases)
-// and p, q from the backend (a CPU backend's vectors are host slices, used
-// in place; any other backend's are copied with Store and the result written
-// back with Load, O(m + n) transfers per evaluation). The backend contract
-// does not grow for it. The draws come from one math/rand/v2 PCG stream
-// seeded with Settings.Seed, and every sum is formed in a fixed order, so
-// the iterates depend on the seed alone, not on the thread count or
-// GOMAXPROCS; the certificates come from the backend's passes (their last
-// bits depend on its thread count, as for the exact oracle).
+// whose expectation is F(p, q) = (−A q, Aᵀp). The backend does the work
+// (tensorops.Backend.SampledOperator): the draws, from uniforms that are a
+// pure function of Settings.Seed and the number of the evaluation, and the
+// sums, next to the matrix and the vectors, so nothing crosses to the host.
+// With Settings.SampleTransposed the solve first makes a transposed copy of
+// A on the backend (tensorops.Backend.Transpose: as much memory as A again)
+// and the sampled columns are read as contiguous rows of Aᵀ instead of one
+// entry per row of A. The iterates depend on the seed alone, not on the
+// thread count or GOMAXPROCS (each sum is formed in a fixed order); the
+// certificates come from the backend's passes (their last bits depend on
+// its thread count, as for the exact oracle).
 type sampledOracle struct {
 	base *gameBase
-	m, n int
-	b    int
-	a64  []float64
-	a32  []float32
-	// at64 or at32 is Aᵀ (n×m, row-major) with Settings.SampleTransposed.
-	at64 []float64
-	at32 []float32
-	rng  *rand.Rand
-	u    []float64 // the b uniforms of one draw
-	// idx[k] lists the distinct indices drawn for block k's estimate
-	// (k = 0: columns j ~ q, for −A q; k = 1: rows i ~ p, for Aᵀp), in
-	// increasing order, and cnt[k] how many times each was drawn.
-	idx [2][]int
-	cnt [2][]float64
-	// host holds p and q, and out the estimate, when the backend's
-	// vectors are not host slices.
-	host, out [2][]float64
+	at   tensorops.Matrix // Aᵀ with Settings.SampleTransposed, else nil
+	draw tensorops.Draw   // Counter counts the evaluations
 }
-
-// sampledStream is the PCG stream constant of the sampled oracle's draws.
-const sampledStream = 0x5851f42d4c957f2d
 
 // newSampledOracle returns the oracle of batch size batch; with transposed
-// it first copies A transposed, with threads goroutines.
-func newSampledOracle(b *gameBase, batch int, seed uint64, transposed bool, threads int) *sampledOracle {
-	m, n := b.size[0], b.size[1]
-	o := &sampledOracle{
-		base: b, m: m, n: n, b: batch,
-		rng: rand.New(rand.NewPCG(seed, sampledStream)),
-		u:   make([]float64, batch),
-	}
-	switch d := b.g.a.Data().(type) {
-	case []float64:
-		o.a64 = d[:m*n]
-		if transposed {
-			o.at64 = transpose(o.a64, m, n, threads)
+// it first makes Aᵀ on the backend.
+func newSampledOracle(b *gameBase, batch int, seed uint64, transposed bool) (*sampledOracle, error) {
+	o := &sampledOracle{base: b, draw: tensorops.Draw{Batch: batch, Seed: seed}}
+	if transposed {
+		at, err := b.be.Transpose(b.a)
+		if err != nil {
+			return nil, fmt.Errorf("solver: %w", err)
 		}
-	case []float32:
-		o.a32 = d[:m*n]
-		if transposed {
-			o.at32 = transpose(o.a32, m, n, threads)
-		}
+		b.owned = append(b.owned, at)
+		o.at = at
 	}
-	for k := range 2 {
-		o.idx[k] = make([]int, 0, batch)
-		o.cnt[k] = make([]float64, 0, batch)
-		o.host[k] = make([]float64, b.size[k])
-		o.out[k] = make([]float64, b.size[k])
-	}
-	return o
+	return o, nil
 }
 
-// hostSlice returns v's elements in host memory: v itself for a CPU vector,
-// else a copy in buf.
-func (o *sampledOracle) hostSlice(v tensorops.Vector, buf []float64) ([]float64, error) {
-	if c, ok := v.(tensorops.CPUVector); ok {
-		return c, nil
-	}
-	if err := o.base.be.Store(buf, v); err != nil {
-		return nil, fmt.Errorf("solver: %w", err)
-	}
-	return buf, nil
-}
-
-// evaluate sets f to the sampled estimate of F(p, q) (the columns are drawn
-// first, then the rows).
+// evaluate sets f to the sampled estimate of F(p, q). A strategy with no
+// positive finite total makes its part of the estimate NaN, which the
+// trial's statistics report.
 func (o *sampledOracle) evaluate(f [2]tensorops.Vector, p, q tensorops.Vector) error {
-	ps, err := o.hostSlice(p, o.host[0])
-	if err != nil {
-		return err
-	}
-	qs, err := o.hostSlice(q, o.host[1])
-	if err != nil {
-		return err
-	}
-	if err := o.draw(0, qs); err != nil {
-		return err
-	}
-	if err := o.draw(1, ps); err != nil {
-		return err
-	}
-	var dst [2][]float64
-	for k := range 2 {
-		if c, ok := f[k].(tensorops.CPUVector); ok {
-			dst[k] = c
-		} else {
-			dst[k] = o.out[k]
-		}
-	}
-	fb := float64(o.b)
-	switch {
-	case o.at64 != nil:
-		sumRows(dst[0], o.at64, o.m, o.idx[0], o.cnt[0], -fb)
-	case o.at32 != nil:
-		sumRows(dst[0], o.at32, o.m, o.idx[0], o.cnt[0], -fb)
-	case o.a64 != nil:
-		gatherColumns(dst[0], o.a64, o.n, o.idx[0], o.cnt[0], -fb)
-	default:
-		gatherColumns(dst[0], o.a32, o.n, o.idx[0], o.cnt[0], -fb)
-	}
-	if o.a64 != nil {
-		sumRows(dst[1], o.a64, o.n, o.idx[1], o.cnt[1], fb)
-	} else {
-		sumRows(dst[1], o.a32, o.n, o.idx[1], o.cnt[1], fb)
-	}
-	for k := range 2 {
-		if _, ok := f[k].(tensorops.CPUVector); !ok {
-			if err := o.base.be.Load(f[k], dst[k]); err != nil {
-				return fmt.Errorf("solver: %w", err)
-			}
-		}
-	}
+	o.base.be.SampledOperator(f[0], f[1], o.base.a, o.at, p, q, o.draw)
+	o.draw.Counter++
 	o.base.evals++
 	return nil
-}
-
-// draw samples b indices from the distribution w (nonnegative weights, not
-// necessarily summing to 1: they are normalized by their sum) into idx[k]
-// and cnt[k]. Index i is drawn when a uniform falls in [S_{i−1}, S_i) with
-// S the running sum, so an index of weight 0 never is.
-func (o *sampledOracle) draw(k int, w []float64) error {
-	var total float64
-	for _, v := range w {
-		if v > 0 {
-			total += v
-		}
-	}
-	if !(total > 0) || math.IsInf(total, 0) {
-		return errors.New("solver: the sampled oracle got a strategy that is not a probability vector")
-	}
-	u := o.u
-	for i := range u {
-		u[i] = o.rng.Float64() * total
-	}
-	slices.Sort(u)
-	idx, cnt := o.idx[k][:0], o.cnt[k][:0]
-	var s float64
-	next, last := 0, -1
-	for i, v := range w {
-		if !(v > 0) {
-			continue
-		}
-		s += v // the additions of total, in the same order: S_last = total
-		last = i
-		c := next
-		for next < len(u) && u[next] < s {
-			next++
-		}
-		if next > c {
-			idx = append(idx, i)
-			cnt = append(cnt, float64(next-c))
-		}
-	}
-	if next < len(u) {
-		// A uniform rounded up to the total itself (u·total with u just
-		// below 1): it belongs to the last index of positive weight.
-		if len(idx) == 0 || idx[len(idx)-1] != last {
-			idx = append(idx, last)
-			cnt = append(cnt, 0)
-		}
-		cnt[len(cnt)-1] += float64(len(u) - next)
-	}
-	o.idx[k], o.cnt[k] = idx, cnt
-	return nil
-}
-
-// gatherColumns sets dst_i = Σ_u cnt_u a[i, idx_u] / div for every row i of
-// the row-major a with n columns: the weighted sum of the sampled columns,
-// read row by row.
-func gatherColumns[T float32 | float64](dst []float64, a []T, n int, idx []int, cnt []float64, div float64) {
-	for i := range dst {
-		row := a[i*n : i*n+n]
-		var s float64
-		for u, j := range idx {
-			s += cnt[u] * float64(row[j])
-		}
-		dst[i] = s / div
-	}
-}
-
-// sumRows sets dst = Σ_u cnt_u a[idx_u, :] / div: the weighted sum of the
-// sampled rows of the row-major a with n columns, four rows per sweep of
-// dst.
-func sumRows[T float32 | float64](dst []float64, a []T, n int, idx []int, cnt []float64, div float64) {
-	dst = dst[:n]
-	clear(dst)
-	u := 0
-	for ; u+4 <= len(idx); u += 4 {
-		c0, c1, c2, c3 := cnt[u], cnt[u+1], cnt[u+2], cnt[u+3]
-		r0, r1 := a[idx[u]*n:][:n], a[idx[u+1]*n:][:n]
-		r2, r3 := a[idx[u+2]*n:][:n], a[idx[u+3]*n:][:n]
-		for j := range dst {
-			dst[j] += c0*float64(r0[j]) + c1*float64(r1[j]) + c2*float64(r2[j]) + c3*float64(r3[j])
-		}
-	}
-	for ; u < len(idx); u++ {
-		c, r := cnt[u], a[idx[u]*n:][:n]
-		for j := range dst {
-			dst[j] += c * float64(r[j])
-		}
-	}
-	for j := range dst {
-		dst[j] /= div
-	}
-}
-
-// transpose returns the n×m row-major transpose of the m×n row-major a,
-// copied by 64×64 tiles, the bands of 64 columns of a shared among
-// threads goroutines.
-func transpose[T float32 | float64](a []T, m, n, threads int) []T {
-	const tile = 64
-	t := make([]T, m*n)
-	bands := (n + tile - 1) / tile
-	var wg sync.WaitGroup
-	for w := range min(max(threads, 1), bands) {
-		wg.Go(func() {
-			for band := w; band < bands; band += max(threads, 1) {
-				j0 := band * tile
-				j1 := min(j0+tile, n)
-				for i0 := 0; i0 < m; i0 += tile {
-					i1 := min(i0+tile, m)
-					for i := i0; i < i1; i++ {
-						row := a[i*n : i*n+n]
-						for j := j0; j < j1; j++ {
-							t[j*m+i] = row[j]
-						}
-					}
-				}
-			}
-		})
-	}
-	wg.Wait()
-	return t
 }
 
 // sampledGame is mirror-prox on a matrix game with the sampled oracle
@@ -326,11 +92,11 @@ func newSampledGame(b *gameBase, s *Settings) (*sampledGame, error) {
 	if every == 0 {
 		every = autoGapEvery(b.size[0], b.size[1], batch)
 	}
-	threads := s.Threads
-	if threads <= 0 {
-		threads = runtime.GOMAXPROCS(0)
+	smp, err := newSampledOracle(b, batch, s.Seed, s.SampleTransposed)
+	if err != nil {
+		return nil, err
 	}
-	e := &sampledGame{mpGame: mp, s: s, every: every, smp: newSampledOracle(b, batch, s.Seed, s.SampleTransposed, threads)}
+	e := &sampledGame{mpGame: mp, s: s, every: every, smp: smp}
 	mp.oracle = e.smp
 	return e, nil
 }

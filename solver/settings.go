@@ -118,9 +118,8 @@ type Settings struct {
 	// (not counted in Stats.Runtime) and taking as much memory as A. A
 	// sampled column is then a contiguous row of Aᵀ; without the copy it is
 	// gathered from every row of A, one cache line (often one page) per
-	// entry: on a 20000×20000 float64 game with b = 256 an iteration took
-	// 143 ms that way and 17 ms with the copy (made in 2.3 s), against 124
-	// ms for one full pass. Set only with the sampled oracle.
+	// entry, several times slower (tensorops' BenchmarkSampledOperator
+	// measures both). Set only with the sampled oracle.
 	SampleTransposed bool
 	// Recorder, if not nil, is told about the start and every iteration.
 	Recorder Recorder
