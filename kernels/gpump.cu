@@ -1,5 +1,5 @@
-// gpump CUDA kernels: everything the tensorops backend contract (SPEC
-// section 6, tensorops/backend.go) needs on the device.
+// gpump CUDA kernels: everything the tensorops backend contract
+// (tensorops/backend.go) needs on the device.
 //
 // Build: go generate ./kernels  (nvcc -ptx -arch=compute_70, see generate.go).
 // The launch shapes, partial-buffer sizes and shared-memory sizes are computed

@@ -109,7 +109,7 @@ func TestPTXHeader(t *testing.T) {
 	if strings.Contains(PTX(), "\x00") {
 		t.Error("embedded PTX holds a NUL byte")
 	}
-	// No float atomics anywhere (SPEC: deterministic reductions).
+	// No float atomics anywhere: the reductions are deterministic.
 	if loc := atomicRE.FindStringIndex(PTX()); loc != nil {
 		t.Errorf("the PTX uses atomics: %q", PTX()[loc[0]:loc[1]])
 	}
@@ -637,26 +637,14 @@ func TestEmulatedKernels(t *testing.T) {
 	for _, c := range [][3]int64{{37, 513, 5}, {1, 1, 1}, {3, 20001, 7}, {20001, 2, 300}, {300, 257, 1000}} {
 		m, n, b := c[0], c[1], c[2]
 		for _, d := range []Dtype{F32, F64} {
-			vq, err := Vector(n, dev)
-			if err != nil {
-				t.Fatal(err)
-			}
-			vp, err := Vector(m, dev)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sl, err := SampleScan(vq, vp, dev)
-			if err != nil {
-				t.Fatal(err)
-			}
-			dl, err := SampleDraw(b, dev)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rn, err1 := Elementwise(n, dev)
-			rm, err2 := Elementwise(m, dev)
-			cl, err3 := SampleCols(m, dev)
-			if err := errors.Join(err1, err2, err3); err != nil {
+			vq, err1 := Vector(n, dev)
+			vp, err2 := Vector(m, dev)
+			sl, err3 := SampleScan(vq, vp, dev)
+			dl, err4 := SampleDraw(b, dev)
+			rn, err5 := Elementwise(n, dev)
+			rm, err6 := Elementwise(m, dev)
+			cl, err7 := SampleCols(m, dev)
+			if err := errors.Join(err1, err2, err3, err4, err5, err6, err7); err != nil {
 				t.Fatal(err)
 			}
 			fmt.Fprintf(&in, "sample %d %d %v %d %d %d %d %d %d %d %d\n", m, n, d, vq.ChunkLen, vp.ChunkLen, b,

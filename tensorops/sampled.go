@@ -192,6 +192,13 @@ func (c *CPU) SampledOperator(fp, fq Vector, a, at Matrix, p, q Vector, d Draw) 
 	if d.Batch < 1 {
 		panic(fmt.Sprintf("tensorops: SampledOperator: batch %d", d.Batch))
 	}
+	for _, out := range [2][]float64{fpv, fqv} {
+		for _, in := range [2][]float64{pv, qv} {
+			if len(out) == len(in) && &out[0] == &in[0] {
+				panic("tensorops: SampledOperator: an output aliases an input")
+			}
+		}
+	}
 	s := &c.sample
 	s.grow(0, am.n, d.Batch)
 	s.grow(1, am.m, d.Batch)

@@ -11,16 +11,17 @@ import (
 // uniforms k0, k0 + 1, ... by the rule of tensorops.SampledOperator, or nil
 // when the weights have no positive finite total.
 func refDraw(w []float64, d tensorops.Draw, k0 int) []int {
-	s := make([]float64, len(w))
-	var t float64
 	last := -1
-	for i, x := range w {
-		x = max(x, 0)
-		t += x
-		s[i] = t
-		if x > 0 {
+	for i := range w {
+		if w[i] > 0 {
 			last = i
 		}
+	}
+	s := make([]float64, len(w))
+	var t float64
+	for i := range w {
+		t += max(w[i], 0)
+		s[i] = t
 	}
 	if !(t > 0) || math.IsInf(t, 0) {
 		return nil

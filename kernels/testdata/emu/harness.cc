@@ -684,7 +684,7 @@ static void vec_rm(const VShape &s)
 			double tiny = 1e-12;
 			if (variant == 1) {
 				// A pure strategy against constant utilities: every regret
-				// is exactly 0, so x must stay as it is (SPEC section 5).
+				// is exactly 0, so x must stay as it is.
 				x = vec(n, 0.0);
 				x[n / 3] = 1;
 				r = vec(n, 0);
