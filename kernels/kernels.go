@@ -466,6 +466,18 @@ func checkLen(what string, n int64) error {
 	return nil
 }
 
+// checkShape checks the sides of an m×n matrix and that the device runs
+// blocks of Threads threads with shared bytes of shared memory.
+func checkShape(m, n int64, dev Device, shared int) error {
+	if err := checkLen("m", m); err != nil {
+		return err
+	}
+	if err := checkLen("n", n); err != nil {
+		return err
+	}
+	return dev.check(Threads, shared)
+}
+
 // OpShape is the decomposition and launch of one pass over an m×n matrix.
 type OpShape struct {
 	M, N  int64
@@ -494,13 +506,7 @@ func Op(m, n int64, d Dtype, dev Device) (OpShape, error) {
 	if !d.valid() {
 		return OpShape{}, fmt.Errorf("kernels: unknown Dtype %d", d)
 	}
-	if err := checkLen("m", m); err != nil {
-		return OpShape{}, err
-	}
-	if err := checkLen("n", n); err != nil {
-		return OpShape{}, err
-	}
-	if err := dev.check(Threads, 16384); err != nil {
+	if err := checkShape(m, n, dev, 16384); err != nil {
 		return OpShape{}, err
 	}
 	mn, ok := mulOK(m, n)
@@ -648,13 +654,7 @@ const TransposeTile = 32
 // matrix: block 256, one block per 32×32 tile up to the grid cap, grid
 // stride beyond.
 func Transpose(m, n int64, dev Device) (Launch, error) {
-	if err := checkLen("m", m); err != nil {
-		return Launch{}, err
-	}
-	if err := checkLen("n", n); err != nil {
-		return Launch{}, err
-	}
-	if err := dev.check(Threads, 8448); err != nil {
+	if err := checkShape(m, n, dev, 8448); err != nil {
 		return Launch{}, err
 	}
 	tiles, ok := mulOK(ceilDiv(m, TransposeTile), ceilDiv(n, TransposeTile))

@@ -473,16 +473,6 @@ func TestCUDAStatsBlockCounts(t *testing.T) {
 	}
 }
 
-func mustPanic(t *testing.T, what string, f func()) {
-	t.Helper()
-	defer func() {
-		if recover() == nil {
-			t.Errorf("%s did not panic", what)
-		}
-	}()
-	f()
-}
-
 // Programmer errors panic; Close is idempotent; a closed backend panics.
 func TestCUDAMisuse(t *testing.T) {
 	c := newTestCUDA(t)
@@ -494,18 +484,18 @@ func TestCUDAMisuse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustPanic(t, "a CPU vector", func() { c.Copy(v, make(tensorops.CPUVector, 4)) })
-	mustPanic(t, "a length mismatch", func() { c.Copy(v, w) })
-	mustPanic(t, "Load of the wrong length", func() { c.Load(v, make([]float64, 3)) })
-	mustPanic(t, "Free of a CPU vector", func() { c.Free(make(tensorops.CPUVector, 1)) })
+	tensorops.MustPanic(t, "a CPU vector", func() { c.Copy(v, make(tensorops.CPUVector, 4)) })
+	tensorops.MustPanic(t, "a length mismatch", func() { c.Copy(v, w) })
+	tensorops.MustPanic(t, "Load of the wrong length", func() { c.Load(v, make([]float64, 3)) })
+	tensorops.MustPanic(t, "Free of a CPU vector", func() { c.Free(make(tensorops.CPUVector, 1)) })
 	other := newTestCUDA(t)
 	o, err := other.NewVector(4)
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustPanic(t, "a vector of another backend", func() { c.Copy(v, o) })
+	tensorops.MustPanic(t, "a vector of another backend", func() { c.Copy(v, o) })
 	c.Free(v, nil, v) // nil and twice are fine
-	mustPanic(t, "a freed vector", func() { c.Axpby(v, 1, v, 1, v) })
+	tensorops.MustPanic(t, "a freed vector", func() { c.Axpby(v, 1, v, 1, v) })
 	if _, err := tensorops.NewCUDA(-1); err == nil {
 		t.Error("NewCUDA(-1) succeeded")
 	}
@@ -524,8 +514,8 @@ func TestCUDAMisuse(t *testing.T) {
 		t.Errorf("second Close: %v", err)
 	}
 	d.Free(dv) // after Close: nothing to do
-	mustPanic(t, "a closed backend", func() { d.NewVector(1) })
-	mustPanic(t, "a closed backend", func() { d.Store(make([]float64, 2), dv) })
+	tensorops.MustPanic(t, "a closed backend", func() { d.NewVector(1) })
+	tensorops.MustPanic(t, "a closed backend", func() { d.Store(make([]float64, 2), dv) })
 }
 
 func TestCUDADevices(t *testing.T) {
