@@ -1,5 +1,5 @@
-// gpump CUDA kernels: everything the tensorops backend contract (SPEC
-// section 6, tensorops/backend.go) needs on the device.
+// gpump CUDA kernels: everything the tensorops backend contract
+// (tensorops/backend.go) needs on the device.
 //
 // Build: go generate ./kernels  (nvcc -ptx -arch=compute_70, see generate.go).
 // The launch shapes, partial-buffer sizes and shared-memory sizes are computed
@@ -1127,3 +1127,267 @@ extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_rm_normalize(
 	}
 }
 
+// ---------------------------------------------------------------------------
+// The sampled operator (tensorops.SampledOperator): b column indices j_k ~ q
+// and b row indices i_k ~ p, then fp = -(1/b) sum_k A e_{j_k} and
+// fq = (1/b) sum_k A^T e_{i_k}. Five launches:
+//   gpump_sample_scan_partial: per chunk of q and of p, the sum of
+//       max(w, 0) and the last index of positive weight;
+//   gpump_sample_scan_finish:  the running sums S of both vectors, their
+//       totals T = S_{n-1} and last positive indices into info;
+//   gpump_sample_draw:         the 2b indices (k < b: columns from q,
+//       b <= k < 2b: rows from p), from tensorops.DrawUniform;
+//   gpump_sample_rows_*:       fq from the sampled rows of A, and fp from
+//       the sampled rows of A^T when there is a transposed copy;
+//   gpump_sample_cols_*:       otherwise fp from the sampled columns of A.
+// The sums run over k in draw order (a repeated index is read again, from
+// L2); the CPU groups repeats instead: the results differ in rounding only.
+//
+// The scan has a fixed order, so that S is non-decreasing (the binary
+// search needs it) and equal on every GPU: chunk c of a vector (its
+// VectorShape) is cut into 256 sub-ranges of chunkLen/256 elements, thread t
+// sums its sub-range in index order (local_t), the exclusive prefix of the
+// locals is a sequential fold (excl_0 = 0, excl_{t+1} = excl_t + local_t),
+// the chunk total is excl_256, and the offset of chunk c is the sequential
+// fold of the totals of the chunks before it. Then S_i = offset_c +
+// (excl_t + run_i) with run_i the running sum of thread t's sub-range up to
+// i: each step adds a non-negative number, and a chunk's last S is exactly
+// the next chunk's offset.
+// ---------------------------------------------------------------------------
+
+// gp_splitmix is one step of SplitMix64 (tensorops.DrawUniform).
+__device__ __forceinline__ unsigned long long gp_splitmix(unsigned long long z)
+{
+	z += 0x9e3779b97f4a7c15ULL;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+// gp_draw_uniform is tensorops.DrawUniform: integer arithmetic only, so the
+// device draws the host's uniforms bit for bit.
+__device__ __forceinline__ double gp_draw_uniform(unsigned long long seed, unsigned long long counter,
+						  unsigned long long k)
+{
+	const unsigned long long z = gp_splitmix(gp_splitmix(gp_splitmix(seed) ^ counter) ^ k);
+	return (double)(z >> 11) * (1.0 / 9007199254740992.0);
+}
+
+// gp_scan_unit selects vector v of the two a scan kernel gets, and the
+// bounds of thread t's sub-range of its chunk b, for work unit u.
+struct GpScanUnit {
+	int v;
+	i64 b, lo, hi, chunks;
+};
+
+__device__ __forceinline__ GpScanUnit gp_scan_unit(i64 u, i64 n0, i64 chunkLen0, i64 n1, i64 chunkLen1)
+{
+	GpScanUnit s;
+	const i64 c0 = gp_chunks(n0, chunkLen0);
+	s.v = u < c0 ? 0 : 1;
+	const i64 n = s.v ? n1 : n0, chunkLen = s.v ? chunkLen1 : chunkLen0;
+	s.b = s.v ? u - c0 : u;
+	s.chunks = s.v ? gp_chunks(n1, chunkLen1) : c0;
+	const i64 len = chunkLen / GP_THREADS;
+	s.lo = min(n, s.b * chunkLen + threadIdx.x * len);
+	s.hi = min(n, s.lo + len);
+	return s;
+}
+
+// gpump_sample_scan_partial: per chunk b of w0 (then of w1), partial[2b] =
+// the chunk total of max(w_i, 0) (in the order above) and partial[2b+1] =
+// the largest index of the chunk with w_i > 0 (-1 if none). max(NaN, 0) is
+// NaN, which makes the total NaN.
+//   Arguments: partial0 (2*chunks0), w0, n0, chunkLen0, partial1, w1, n1,
+//              chunkLen1 (the VectorShape.ChunkLen of each vector).
+//   Launch: kernels.SampleScan (block 256, grid min(chunks0 + chunks1,
+//   32*SMs)).   Bytes: reads (n0 + n1)*8, writes (chunks0 + chunks1)*16.
+extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_sample_scan_partial(
+	double *__restrict__ partial0, const double *__restrict__ w0, i64 n0, i64 chunkLen0,
+	double *__restrict__ partial1, const double *__restrict__ w1, i64 n1, i64 chunkLen1)
+{
+	__shared__ double loc[GP_THREADS];
+	__shared__ double sh[GP_WARP];
+	const i64 units = gp_chunks(n0, chunkLen0) + gp_chunks(n1, chunkLen1);
+	for (i64 u = blockIdx.x; u < units; u += gridDim.x) {
+		const GpScanUnit s = gp_scan_unit(u, n0, chunkLen0, n1, chunkLen1);
+		const double *w = s.v ? w1 : w0;
+		double t = 0.0, last = -1.0;
+		for (i64 i = s.lo; i < s.hi; i++) {
+			const double x = gp_max(w[i], 0.0);
+			t += x;
+			if (x > 0)
+				last = (double)i;
+		}
+		loc[threadIdx.x] = t;
+		last = gp_block_reduce1(OP_MAX, last, sh); // its barriers publish loc
+		if (threadIdx.x == 0) {
+			double total = 0.0;
+			for (int k = 0; k < GP_THREADS; k++)
+				total += loc[k];
+			double *partial = s.v ? partial1 : partial0;
+			partial[2 * s.b] = total;
+			partial[2 * s.b + 1] = last;
+		}
+		__syncthreads(); // loc is rewritten by the next chunk
+	}
+}
+
+// gpump_sample_scan_finish: the running sums S0 of max(w0, 0) and S1 of
+// max(w1, 0) from the chunk records of gpump_sample_scan_partial, and
+// info = {T0, last0, T1, last1}: each vector's total S_{n-1} and last index
+// of positive weight (written by the block of its last chunk).
+//   Arguments: s0 (n0), w0, partial0, n0, chunkLen0, s1 (n1), w1,
+//              partial1, n1, chunkLen1, info (4).
+//   Launch: as gpump_sample_scan_partial.   Bytes: reads (n0 + n1)*8 plus
+//   the chunk records (from L2), writes (n0 + n1)*8.
+extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_sample_scan_finish(
+	double *__restrict__ s0, const double *__restrict__ w0, const double *__restrict__ partial0, i64 n0, i64 chunkLen0,
+	double *__restrict__ s1, const double *__restrict__ w1, const double *__restrict__ partial1, i64 n1, i64 chunkLen1,
+	double *__restrict__ info)
+{
+	__shared__ double excl[GP_THREADS];
+	__shared__ double offset;
+	__shared__ double sh[GP_WARP];
+	const i64 units = gp_chunks(n0, chunkLen0) + gp_chunks(n1, chunkLen1);
+	for (i64 u = blockIdx.x; u < units; u += gridDim.x) {
+		const GpScanUnit s = gp_scan_unit(u, n0, chunkLen0, n1, chunkLen1);
+		const double *w = s.v ? w1 : w0;
+		const double *partial = s.v ? partial1 : partial0;
+		double *S = s.v ? s1 : s0;
+		const i64 n = s.v ? n1 : n0;
+		double t = 0.0;
+		for (i64 i = s.lo; i < s.hi; i++)
+			t += gp_max(w[i], 0.0);
+		excl[threadIdx.x] = t;
+		__syncthreads();
+		if (threadIdx.x == 0) {
+			double e = 0.0;
+			for (int k = 0; k < GP_THREADS; k++) {
+				const double l = excl[k];
+				excl[k] = e;
+				e += l;
+			}
+			double o = 0.0;
+			for (i64 c = 0; c < s.b; c++)
+				o += partial[2 * c];
+			offset = o;
+		}
+		__syncthreads();
+		const double ex = excl[threadIdx.x], o = offset;
+		double run = 0.0;
+		for (i64 i = s.lo; i < s.hi; i++) {
+			run += gp_max(w[i], 0.0);
+			const double si = o + (ex + run);
+			S[i] = si;
+			if (i == n - 1)
+				info[2 * s.v] = si;
+		}
+		if (s.b == s.chunks - 1) { // every thread of the block takes part
+			const double last = gp_reduce_partials(OP_MAX, partial, s.chunks, 2, 1, sh);
+			if (threadIdx.x == 0)
+				info[2 * s.v + 1] = last;
+		}
+		__syncthreads(); // excl and offset are rewritten by the next chunk
+	}
+}
+
+// gpump_sample_draw: idx[k] for k < 2b: the smallest i with u_k T < S_i
+// (binary search; S = s0, T = info[0] for k < b, S = s1, T = info[2]
+// otherwise), or the vector's last index of positive weight when rounding
+// leaves none; -1 for every k of a vector whose total is not positive and
+// finite (the sums then write NaN).
+//   Arguments: idx (2b, int64), s0, n0, s1, n1, info, b, seed, counter
+//              (the uint64 bits of tensorops.Draw).
+//   Launch: kernels.SampleDraw (block 256, grid ceil(2b/256) capped).
+//   Bytes: reads log2(n) S values per index, writes 2b*8.
+extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_sample_draw(
+	i64 *__restrict__ idx, const double *__restrict__ s0, i64 n0, const double *__restrict__ s1, i64 n1,
+	const double *__restrict__ info, i64 b, i64 seed, i64 counter)
+{
+	GP_FOR_EACH(k, 2 * b)
+	{
+		const int v = k < b ? 0 : 1;
+		const double *S = v ? s1 : s0;
+		const i64 n = v ? n1 : n0;
+		const double T = info[2 * v];
+		i64 r = -1;
+		if (T > 0 && T < gp_inf()) {
+			const double x = gp_draw_uniform((unsigned long long)seed, (unsigned long long)counter,
+							 (unsigned long long)k) * T;
+			i64 lo = 0, hi = n;
+			while (lo < hi) {
+				const i64 mid = lo + (hi - lo) / 2;
+				if (x < S[mid])
+					hi = mid;
+				else
+					lo = mid + 1;
+			}
+			r = lo < n ? lo : (i64)info[2 * v + 1];
+		}
+		idx[k] = r;
+	}
+}
+
+// gpump_sample_rows_{f32,f64}: dst_j = (sum_{k<b} A[idx[k], j]) / div for
+// every column j of the row-major rows x cols A (k in order), NaN when
+// idx[0] < 0. fq: A with the row indices and div = b; fp from a transposed
+// copy: A^T with the column indices and div = -b.
+//   Arguments: dst (cols), A, cols, idx (b), b, div.
+//   Launch: kernels.Elementwise(cols).   Bytes: reads b*cols*s (the
+//   sampled rows, coalesced), writes cols*8.
+template <typename T>
+__device__ __forceinline__ void gp_sample_rows(double *__restrict__ dst, const T *__restrict__ A, i64 cols,
+					       const i64 *__restrict__ idx, i64 b, double div)
+{
+	const bool bad = idx[0] < 0;
+	GP_FOR_EACH(j, cols)
+	{
+		double s = 0.0;
+		for (i64 k = 0; k < b && !bad; k++)
+			s += (double)A[idx[k] * cols + j];
+		dst[j] = bad ? gp_nan() : s / div;
+	}
+}
+
+// gpump_sample_cols_{f32,f64}: dst_i = (sum_{k<b} A[i, idx[k]]) / div for
+// every row i of the row-major m x n A, NaN when idx[0] < 0: fp from the
+// sampled columns without a transposed copy (div = -b). A warp per row:
+// lane l takes k = l, l + 32, ..., then the xor butterfly. Each entry read
+// is its own memory transaction: with a transposed copy, prefer
+// gpump_sample_rows.
+//   Arguments: dst (m), A, m, n, idx (b), b, div.
+//   Launch: kernels.SampleCols(m) (block 256 = 8 warps, grid ceil(m/8)
+//   capped).   Bytes: b*m entries, one sector each; writes m*8.
+template <typename T>
+__device__ __forceinline__ void gp_sample_cols(double *__restrict__ dst, const T *__restrict__ A, i64 m, i64 n,
+					       const i64 *__restrict__ idx, i64 b, double div)
+{
+	const int lane = threadIdx.x & (GP_WARP - 1), warp = threadIdx.x / GP_WARP;
+	const bool bad = idx[0] < 0;
+	for (i64 i = (i64)blockIdx.x * GP_WARPS + warp; i < m; i += (i64)gridDim.x * GP_WARPS) {
+		double s = 0.0;
+		for (i64 k = lane; k < b && !bad; k += GP_WARP)
+			s += (double)A[i * n + idx[k]];
+		s = gp_warp_reduce(OP_SUM, s);
+		if (lane == 0)
+			dst[i] = bad ? gp_nan() : s / div;
+	}
+}
+
+#define GP_SAMPLE_KERNELS(SUFFIX, T)                                                                              \
+	extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_sample_rows_##SUFFIX(                     \
+		double *__restrict__ dst, const T *__restrict__ A, i64 cols, const i64 *__restrict__ idx, i64 b, \
+		double div)                                                                                      \
+	{                                                                                                         \
+		gp_sample_rows<T>(dst, A, cols, idx, b, div);                                                    \
+	}                                                                                                         \
+	extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_sample_cols_##SUFFIX(                     \
+		double *__restrict__ dst, const T *__restrict__ A, i64 m, i64 n, const i64 *__restrict__ idx,    \
+		i64 b, double div)                                                                               \
+	{                                                                                                         \
+		gp_sample_cols<T>(dst, A, m, n, idx, b, div);                                                    \
+	}
+
+GP_SAMPLE_KERNELS(f32, float)
+GP_SAMPLE_KERNELS(f64, double)

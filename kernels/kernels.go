@@ -231,6 +231,14 @@ const (
 	RMDot          = "gpump_rm_dot"
 	RMUpdate       = "gpump_rm_update"
 	RMNormalize    = "gpump_rm_normalize"
+
+	SampleScanPartial = "gpump_sample_scan_partial"
+	SampleScanFinish  = "gpump_sample_scan_finish"
+	SampleDrawKernel  = "gpump_sample_draw"
+	SampleRowsF32     = "gpump_sample_rows_f32"
+	SampleRowsF64     = "gpump_sample_rows_f64"
+	SampleColsF32     = "gpump_sample_cols_f32"
+	SampleColsF64     = "gpump_sample_cols_f64"
 )
 
 var kernelTable = []Kernel{
@@ -266,6 +274,41 @@ var kernelTable = []Kernel{
 		i("predictive"), i("n"), i("chunkLen")}},
 	{RMNormalize, Threads, 256, []Arg{p("x"), p("r"), p("u"), p("partialDot"), p("partialSum"), f("sign"),
 		f("tiny"), i("predictive"), i("n"), i("chunkLen")}},
+	{SampleScanPartial, Threads, 2304, []Arg{p("partial0"), p("w0"), i("n0"), i("chunkLen0"),
+		p("partial1"), p("w1"), i("n1"), i("chunkLen1")}},
+	{SampleScanFinish, Threads, 2312, []Arg{p("s0"), p("w0"), p("partial0"), i("n0"), i("chunkLen0"),
+		p("s1"), p("w1"), p("partial1"), i("n1"), i("chunkLen1"), p("info")}},
+	{SampleDrawKernel, Threads, 0, []Arg{p("idx"), p("s0"), i("n0"), p("s1"), i("n1"), p("info"),
+		i("b"), i("seed"), i("counter")}},
+	{SampleRowsF32, Threads, 0, sampleRowsArgs()},
+	{SampleColsF32, Threads, 0, sampleColsArgs()},
+	{SampleRowsF64, Threads, 0, sampleRowsArgs()},
+	{SampleColsF64, Threads, 0, sampleColsArgs()},
+}
+
+func sampleRowsArgs() []Arg {
+	return []Arg{p("dst"), p("A"), i("cols"), p("idx"), i("b"), f("div")}
+}
+
+func sampleColsArgs() []Arg {
+	return []Arg{p("dst"), p("A"), i("m"), i("n"), p("idx"), i("b"), f("div")}
+}
+
+// SampleRowsKernel and SampleColsKernel return the names of the sampled
+// operator's gather kernels for that matrix type.
+func SampleRowsKernel(d Dtype) string {
+	if !d.valid() {
+		panic("kernels: unknown Dtype")
+	}
+	return "gpump_sample_rows" + d.Suffix()
+}
+
+// SampleColsKernel: see SampleRowsKernel.
+func SampleColsKernel(d Dtype) string {
+	if !d.valid() {
+		panic("kernels: unknown Dtype")
+	}
+	return "gpump_sample_cols" + d.Suffix()
 }
 
 // Kernels returns a description of every kernel in the PTX module, in the
@@ -423,6 +466,18 @@ func checkLen(what string, n int64) error {
 	return nil
 }
 
+// checkShape checks the sides of an m×n matrix and that the device runs
+// blocks of Threads threads with shared bytes of shared memory.
+func checkShape(m, n int64, dev Device, shared int) error {
+	if err := checkLen("m", m); err != nil {
+		return err
+	}
+	if err := checkLen("n", n); err != nil {
+		return err
+	}
+	return dev.check(Threads, shared)
+}
+
 // OpShape is the decomposition and launch of one pass over an m×n matrix.
 type OpShape struct {
 	M, N  int64
@@ -451,13 +506,7 @@ func Op(m, n int64, d Dtype, dev Device) (OpShape, error) {
 	if !d.valid() {
 		return OpShape{}, fmt.Errorf("kernels: unknown Dtype %d", d)
 	}
-	if err := checkLen("m", m); err != nil {
-		return OpShape{}, err
-	}
-	if err := checkLen("n", n); err != nil {
-		return OpShape{}, err
-	}
-	if err := dev.check(Threads, 16384); err != nil {
+	if err := checkShape(m, n, dev, 16384); err != nil {
 		return OpShape{}, err
 	}
 	mn, ok := mulOK(m, n)
@@ -605,13 +654,7 @@ const TransposeTile = 32
 // matrix: block 256, one block per 32×32 tile up to the grid cap, grid
 // stride beyond.
 func Transpose(m, n int64, dev Device) (Launch, error) {
-	if err := checkLen("m", m); err != nil {
-		return Launch{}, err
-	}
-	if err := checkLen("n", n); err != nil {
-		return Launch{}, err
-	}
-	if err := dev.check(Threads, 8448); err != nil {
+	if err := checkShape(m, n, dev, 8448); err != nil {
 		return Launch{}, err
 	}
 	tiles, ok := mulOK(ceilDiv(m, TransposeTile), ceilDiv(n, TransposeTile))
@@ -619,6 +662,37 @@ func Transpose(m, n int64, dev Device) (Launch, error) {
 		return Launch{}, fmt.Errorf("%w: the tiles of a %d×%d matrix overflow int64", ErrSize, m, n)
 	}
 	return Launch{Grid: int(min(tiles, dev.gridCap())), Block: Threads}, nil
+}
+
+// SampleScan returns the launch of gpump_sample_scan_partial and
+// gpump_sample_scan_finish over two vectors with the chunkings q and p:
+// block 256, one block per chunk of either up to the grid cap.
+func SampleScan(q, p VectorShape, dev Device) (Launch, error) {
+	if err := dev.check(Threads, 2312); err != nil {
+		return Launch{}, err
+	}
+	return Launch{Grid: int(min(q.Chunks+p.Chunks, dev.gridCap())), Block: Threads}, nil
+}
+
+// SampleDraw returns the launch of gpump_sample_draw for a batch of b (2b
+// indices): block 256, one thread per index up to the grid cap.
+func SampleDraw(b int64, dev Device) (Launch, error) {
+	if err := checkLen("b", b); err != nil {
+		return Launch{}, err
+	}
+	return Elementwise(2*b, dev)
+}
+
+// SampleCols returns the launch of gpump_sample_cols_* over an m-row matrix:
+// block 256 (8 warps, a warp per row), grid ⌈m/8⌉ up to the grid cap.
+func SampleCols(m int64, dev Device) (Launch, error) {
+	if err := checkLen("m", m); err != nil {
+		return Launch{}, err
+	}
+	if err := dev.check(Threads, 0); err != nil {
+		return Launch{}, err
+	}
+	return Launch{Grid: int(min(ceilDiv(m, Threads/32), dev.gridCap())), Block: Threads}, nil
 }
 
 // Simplex returns the launch of gpump_simplex_prox over n elements: one

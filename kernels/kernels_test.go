@@ -109,7 +109,7 @@ func TestPTXHeader(t *testing.T) {
 	if strings.Contains(PTX(), "\x00") {
 		t.Error("embedded PTX holds a NUL byte")
 	}
-	// No float atomics anywhere (SPEC: deterministic reductions).
+	// No float atomics anywhere: the reductions are deterministic.
 	if loc := atomicRE.FindStringIndex(PTX()); loc != nil {
 		t.Errorf("the PTX uses atomics: %q", PTX()[loc[0]:loc[1]])
 	}
@@ -301,6 +301,38 @@ func TestTransposeShapes(t *testing.T) {
 	}
 	if TransposeKernel(F32) != TransposeF32 || TransposeKernel(F64) != TransposeF64 {
 		t.Error("TransposeKernel names")
+	}
+}
+
+func TestSampleShapes(t *testing.T) {
+	for _, n := range []int64{1, 255, 2049, 1_000_003} {
+		for name, dev := range devices {
+			v, err := Vector(n, dev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sl, err := SampleScan(v, v, dev)
+			if err != nil || sl.Block != Threads || sl.Grid < 1 || int64(sl.Grid) > 2*v.Chunks || int64(sl.Grid) > dev.gridCap() {
+				t.Errorf("SampleScan(%d, %s) = %+v, %v", n, name, sl, err)
+			}
+			dl, err := SampleDraw(n, dev)
+			if err != nil || dl.Block != Threads || int64(dl.Grid)*Threads < min(2*n, dev.gridCap()*Threads) {
+				t.Errorf("SampleDraw(%d, %s) = %+v, %v", n, name, dl, err)
+			}
+			cl, err := SampleCols(n, dev)
+			if err != nil || cl.Block != Threads || int64(cl.Grid) > (n+7)/8 || int64(cl.Grid) > dev.gridCap() {
+				t.Errorf("SampleCols(%d, %s) = %+v, %v", n, name, cl, err)
+			}
+		}
+	}
+	if _, err := SampleDraw(0, H100); !errors.Is(err, ErrSize) {
+		t.Errorf("SampleDraw(0): %v", err)
+	}
+	if _, err := SampleCols(0, H100); !errors.Is(err, ErrSize) {
+		t.Errorf("SampleCols(0): %v", err)
+	}
+	if SampleRowsKernel(F32) != SampleRowsF32 || SampleColsKernel(F64) != SampleColsF64 {
+		t.Error("sample kernel names")
 	}
 }
 
@@ -599,6 +631,25 @@ func TestEmulatedKernels(t *testing.T) {
 			t.Fatal(err)
 		}
 		fmt.Fprintf(&in, "vec %d %d %d %d\n", n, s.ChunkLen, s.Launch.Grid, el.Grid)
+	}
+	// The sampled operator: vectors of one and of several chunks, batches
+	// from 1 to more than the rows.
+	for _, c := range [][3]int64{{37, 513, 5}, {1, 1, 1}, {3, 20001, 7}, {20001, 2, 300}, {300, 257, 1000}} {
+		m, n, b := c[0], c[1], c[2]
+		for _, d := range []Dtype{F32, F64} {
+			vq, err1 := Vector(n, dev)
+			vp, err2 := Vector(m, dev)
+			sl, err3 := SampleScan(vq, vp, dev)
+			dl, err4 := SampleDraw(b, dev)
+			rn, err5 := Elementwise(n, dev)
+			rm, err6 := Elementwise(m, dev)
+			cl, err7 := SampleCols(m, dev)
+			if err := errors.Join(err1, err2, err3, err4, err5, err6, err7); err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(&in, "sample %d %d %v %d %d %d %d %d %d %d %d\n", m, n, d, vq.ChunkLen, vp.ChunkLen, b,
+				sl.Grid, dl.Grid, rn.Grid, rm.Grid, cl.Grid)
+		}
 	}
 	cmd := exec.Command(bin)
 	cmd.Stdin = strings.NewReader(in.String())

@@ -113,7 +113,12 @@ func (pl *placement) release() {
 	pl.g.mu.Unlock()
 }
 
-func (pl *placement) free() { pl.be.Free(pl.owned...) }
+func (pl *placement) free() {
+	pl.be.Free(pl.owned...)
+	if pl.at != nil {
+		pl.be.Free(pl.at)
+	}
+}
 
 // vec allocates a vector of length n, freed with the placement.
 func (pl *placement) vec(n int) (tensorops.Vector, error) {

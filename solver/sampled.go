@@ -2,7 +2,7 @@ package solver
 
 import (
 	"errors"
-	"runtime"
+	"fmt"
 
 	"github.com/gpump/gpump/tensorops"
 )
@@ -26,8 +26,11 @@ import (
 // is therefore noticed up to GapEvery iterations late. Nothing certifies the
 // last iterate.
 //
-// The draws depend on Seed alone, not on the thread count: the same Seed
-// gives the same iterates.
+// The backend draws and sums (tensorops.Backend.SampledOperator), next to
+// the matrix and the vectors, so nothing crosses to the host per
+// evaluation. Its uniforms are a pure function of Seed, the number of the
+// evaluation and the index, so the iterates depend on Seed alone, not on
+// the thread count or the backend (up to the summation order).
 type SampledGame struct {
 	// Game is the game (required); its placement and backend are used.
 	Game *MatrixGame
@@ -127,17 +130,52 @@ func (s *SampledGame) mirrorProx(su tensorops.Setup, st *Settings) (*mpEngine, e
 	if sp.every == 0 {
 		sp.every = autoGapEvery(m, n, s.batch())
 	}
-	threads := runtime.GOMAXPROCS(0)
-	if c, ok := pl.be.(interface{ Threads() int }); ok {
-		threads = c.Threads()
+	sp.smp = sampledOracle{b: &sp.gameBase, draw: tensorops.Draw{Batch: s.batch(), Seed: s.Seed}}
+	if s.Transposed {
+		if sp.smp.at, err = pl.transposed(); err != nil {
+			pl.release()
+			return nil, err
+		}
 	}
-	if sp.smp == nil || sp.smp.b != s.batch() || s.Transposed != (sp.smp.at64 != nil || sp.smp.at32 != nil) || pl.atVersion != s.Game.version {
-		sp.smp = newSampledOracle(&sp.gameBase, s.batch(), s.Seed, s.Transposed, threads)
-		pl.atVersion = s.Game.version
-	}
-	sp.smp.reseed(s.Seed)
-	sp.oracle = sp.smp
+	sp.oracle = &sp.smp
 	return e, nil
+}
+
+// transposed returns Aᵀ on the backend, made again after SetPayoff.
+func (pl *placement) transposed() (tensorops.Matrix, error) {
+	if pl.at == nil || pl.atVersion != pl.g.version {
+		if pl.at != nil {
+			pl.be.Free(pl.at)
+		}
+		at, err := pl.be.Transpose(pl.a)
+		if err != nil {
+			pl.at = nil
+			return nil, fmt.Errorf("solver: %w", err)
+		}
+		pl.at, pl.atVersion = at, pl.g.version
+	}
+	return pl.at, nil
+}
+
+// sampledOracle evaluates the sampled estimate of F on the game's backend.
+type sampledOracle struct {
+	b    *gameBase
+	at   tensorops.Matrix // Aᵀ with SampledGame.Transposed, else nil
+	draw tensorops.Draw   // Counter counts the solve's evaluations, from 0
+}
+
+func (o *sampledOracle) evaluate(f [2]tensorops.Vector, p, q tensorops.Vector) error {
+	o.b.be.SampledOperator(f[0], f[1], o.b.pl.a, o.at, p, q, o.draw)
+	o.draw.Counter++
+	// The estimate sums entries of A: it is in the game's units, whatever
+	// the strategies' scale.
+	if u := o.b.pl.unit; u != 1 {
+		for k := range 2 {
+			o.b.be.Axpby(f[k], u, f[k], 0, f[k])
+		}
+	}
+	o.b.evals++
+	return nil
 }
 
 // sampledSpace is mirror-prox's space on a sampled game: mpGame with the
@@ -151,7 +189,7 @@ func (s *SampledGame) mirrorProx(su tensorops.Setup, st *Settings) (*mpEngine, e
 // once; one that the clock or a cancellation ends, by certifyAverage).
 type sampledSpace struct {
 	*mpGame
-	smp   *sampledOracle
+	smp   sampledOracle
 	s     *Settings
 	every int
 	iter  int // accepted iterations

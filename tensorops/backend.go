@@ -1,5 +1,5 @@
-// Package tensorops defines the backend contract of the gpump solver (SPEC
-// section 6) and implements it on the CPU.
+// Package tensorops defines the backend contract of the gpump solver and
+// implements it on the CPU.
 //
 // A Backend holds a payoff matrix and float64 vectors (strategies, operator
 // values, running averages) in its own memory: host memory for the CPU
@@ -16,7 +16,10 @@
 //     pᵀAq) and the column player's strategy q (length n). The operator of the
 //     game as a variational inequality is F(p, q) = (−A q, Aᵀ p): everything the
 //     contract computes about "g" or "m" is in that convention (smaller is
-//     better for the player owning the block).
+//     better for the player owning the block). Each block lives in a Set:
+//     the probability simplex (entropic or Euclidean), a box or a ball;
+//     with linear terms (ProxBlock.Lin, AvgBlock.Lin) the same operations
+//     serve any bilinear saddle-point problem over such sets.
 //   - Operations that only launch work return nothing. Operations that bring
 //     scalars or vectors back to the host (Store, ProxStats, Average) are the
 //     synchronization points and return the first error raised since the
@@ -126,8 +129,8 @@ type Point struct {
 	State, Value Vector
 }
 
-// ProxBlock names one block's vectors at the end of a mirror-prox trial
-// (SPEC section 3): y is y_{t−1}, x the extrapolated point x_t, YNew the
+// ProxBlock names one block's vectors at the end of a mirror-prox trial:
+// y is y_{t−1}, x the extrapolated point x_t, YNew the
 // candidate y_t, M = F(y_{t−1}) and G = F(x_t) restricted to the block. The
 // running averages of x and of g are read from AvgX and AvgG and the updated
 // averages written to NewAvgX and NewAvgG (which must not alias them), so that a
@@ -181,7 +184,7 @@ type AvgBlock struct {
 	AvgX, AvgG Vector
 }
 
-// Backend is the contract every execution path implements (SPEC section 6).
+// Backend is the contract every execution path implements.
 type Backend interface {
 	// Name identifies the backend ("cpu", "cuda").
 	Name() string
@@ -224,6 +227,21 @@ type Backend interface {
 	MulVec(dst Vector, a Matrix, q Vector)
 	// MulTVec sets dst = Aᵀ p (one pass over A).
 	MulTVec(dst Vector, a Matrix, p Vector)
+	// SampledOperator sets fp = −(1/b) Σ_k A e_{j_k} and fq = (1/b) Σ_k
+	// Aᵀ e_{i_k}, an unbiased estimate of (−A q, Aᵀ p) (the sampled oracle of
+	// Juditsky, Nemirovski and Tauvel), reading b columns and b rows of A
+	// instead of all of it. at, when not nil, is Transpose(a): the sampled
+	// columns are then read as contiguous rows of Aᵀ. Index selection: with
+	// S the running sum of max(w_i, 0) over the weights w (q for columns, p
+	// for rows) in increasing index order and T its total, uniform u
+	// (DrawUniform, k < b for the columns, b ≤ k < 2b for the rows) selects
+	// the smallest i with u·T < S_i (so a zero weight is never drawn), or
+	// the last index of positive weight when rounding leaves none. A weight
+	// vector with no positive finite total makes the output drawn from it
+	// NaN (fp for q, fq for p). The order of the sums is the backend's; the
+	// indices are the same on every backend wherever no u·T is within
+	// rounding of an S_i. fp and fq must not alias p or q.
+	SampledOperator(fp, fq Vector, a, at Matrix, p, q Vector, d Draw)
 
 	// Start sets dst to the prox centre argmin R over the set: the uniform
 	// distribution for both simplex setups, clip(0, Lo, Hi) for a box,
@@ -244,15 +262,15 @@ type Backend interface {
 	// fraction w (skipping nil ones) and returns the gap quantities of the
 	// current and averaged operator values. len(dst) == len(blocks).
 	Average(dst []GapStats, w float64, blocks []AvgBlock) error
-	// RegretMatch performs one regret-matching+ update of one player (SPEC
-	// section 3, baselines). u is the player's utility vector (larger is
+	// RegretMatch performs one regret-matching+ update of one player (the
+	// RM+ and PRM+ baselines). u is the player's utility vector (larger is
 	// better) scaled by sign; with v = ⟨x, sign·u⟩ and the instantaneous
 	// regret ρ = sign·u − v:
 	//	r ← max(r + ρ, 0)
 	//	x ← normalize(r)                 (predictive false: RM+)
 	//	x ← normalize(max(r + ρ, 0))     (predictive true: PRM+, prediction ρ)
 	// where normalize leaves x unchanged when the vector's sum is at most
-	// tiny: a regret vector that is rounding noise must not become a strategy
-	// (SPEC section 5).
+	// tiny: a regret vector that is rounding noise must not become a
+	// strategy.
 	RegretMatch(x, r, u Vector, sign, tiny float64, predictive bool)
 }

@@ -49,6 +49,9 @@ type CPU struct {
 	// result vector directly); rowDots[w] its share of A q in column mode.
 	partial [][]float64
 	rowDots [][]float64
+	// sample and sjob serve SampledOperator.
+	sample sampleScratch
+	sjob   sampleJob
 }
 
 var _ Backend = (*CPU)(nil)

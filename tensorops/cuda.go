@@ -346,6 +346,9 @@ type cudaKernels struct {
 	proxStatsEnt, proxStatsEuc, avgPartial *cudaKernel
 	statsFinish, simplex                   *cudaKernel
 	rmDot, rmUpdate, rmNormalize           *cudaKernel
+	sampleScanPartial, sampleScanFinish    *cudaKernel
+	sampleDraw                             *cudaKernel
+	sampleRows, sampleCols                 [2]*cudaKernel // [kernels.Dtype]
 	// byName holds every kernel of the module: all are looked up and
 	// checked at start-up, and every one is launched by some operation
 	// (TestCUDAConformance checks it).
@@ -413,18 +416,20 @@ type cudaWorker struct {
 	// stopped is set by stop (caller side).
 	stopped bool
 
-	ctx     cu.CUContext
-	mod     cu.Module
-	k       cudaKernels
-	ws      [2]cu.DevicePtr // reduction workspaces, cudaWorkspaceLen float64 each
-	out     cu.DevicePtr    // results of gpump_stats_finish, outCap·kernels.StatsWords float64
-	outCap  int             // strategy blocks out holds
-	host    []float64       // host copy of out, in page-locked memory
-	hostMem unsafe.Pointer  // host's memory (cuMemAllocHost)
-	cur     *cudaCmd        // the command being executed
-	params  [maxKernelArgs]unsafe.Pointer
-	pending error
-	counts  cudaCounts
+	ctx      cu.CUContext
+	mod      cu.Module
+	k        cudaKernels
+	ws       [2]cu.DevicePtr // reduction workspaces, cudaWorkspaceLen float64 each
+	out      cu.DevicePtr    // results of gpump_stats_finish, outCap·kernels.StatsWords float64
+	outCap   int             // strategy blocks out holds
+	host     []float64       // host copy of out, in page-locked memory
+	hostMem  unsafe.Pointer  // host's memory (cuMemAllocHost)
+	smp      cu.DevicePtr    // SampledOperator's scratch (running sums, totals, indices)
+	smpBytes int64
+	cur      *cudaCmd // the command being executed
+	params   [maxKernelArgs]unsafe.Pointer
+	pending  error
+	counts   cudaCounts
 }
 
 // cudaWorkers counts the worker goroutines running (tests check that an
@@ -626,7 +631,12 @@ func (k *cudaKernels) load(mod cu.Module, kdev kernels.Device) error {
 	}
 	for _, d := range []kernels.Dtype{kernels.F32, kernels.F64} {
 		k.transpose[d] = get(kernels.TransposeKernel(d))
+		k.sampleRows[d] = get(kernels.SampleRowsKernel(d))
+		k.sampleCols[d] = get(kernels.SampleColsKernel(d))
 	}
+	k.sampleScanPartial = get(kernels.SampleScanPartial)
+	k.sampleScanFinish = get(kernels.SampleScanFinish)
+	k.sampleDraw = get(kernels.SampleDrawKernel)
 	k.opFinish = get(kernels.OpFinish)
 	k.fill = get(kernels.Fill)
 	k.axpby = get(kernels.Axpby)

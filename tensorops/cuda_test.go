@@ -248,6 +248,85 @@ func TestCUDASetMatrixTranspose(t *testing.T) {
 	}
 }
 
+// A sampled evaluation is five launches and no copy (after the first,
+// which allocates its scratch), without allocating; and CUDA draws exactly
+// the CPU's indices: through the identity matrix the estimate is the
+// histogram of the indices, which must agree bit for bit, for weights of
+// every kind of rounding.
+func TestCUDASampledOperator(t *testing.T) {
+	c := newTestCUDA(t)
+	cpu := tensorops.NewCPU(1)
+	defer cpu.Close()
+	const m, n, b = 70, 3000, 64
+	d := make([]float64, m*n)
+	for i := range m {
+		d[i*n+i] = 1
+	}
+	id := tensor.New(tensor.WithShape(m, n), tensor.WithBacking(d))
+	a, err := c.NewMatrix(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Free(a)
+	at, err := c.Transpose(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Free(at)
+	ca, _ := cpu.NewMatrix(id)
+	cat, _ := cpu.Transpose(ca)
+	rng := rand.New(rand.NewPCG(5, 6))
+	ph, qh := make([]float64, m), make([]float64, n)
+	for i := range ph {
+		ph[i] = rng.ExpFloat64()
+	}
+	for j := range qh {
+		qh[j] = rng.ExpFloat64() * float64(j%3) // a third of the columns weigh 0
+	}
+	var vs [4]tensorops.Vector
+	for k, l := range []int{m, n, m, n} {
+		if vs[k], err = c.NewVector(l); err != nil {
+			t.Fatal(err)
+		}
+		defer c.Free(vs[k])
+	}
+	p, q, fp, fq := vs[0], vs[1], vs[2], vs[3]
+	if err := errors.Join(c.Load(p, ph), c.Load(q, qh)); err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range []struct {
+		gpu, cpu tensorops.Matrix
+	}{{nil, nil}, {at, cat}} {
+		draw := tensorops.Draw{Batch: b, Seed: 11}
+		c.SampledOperator(fp, fq, a, tr.gpu, p, q, draw) // allocates the scratch
+		evaluate := func() error {
+			draw.Counter++
+			c.SampledOperator(fp, fq, a, tr.gpu, p, q, draw)
+			return nil
+		}
+		launches, dtoh, htod, dtod := iterationCounts(t, c, 5, evaluate)
+		if launches != 5 || dtoh != 0 || htod != 0 || dtod != 0 {
+			t.Errorf("transposed=%v: per evaluation %v launches, %v/%v/%v DtoH/HtoD/DtoD copies; want 5, 0/0/0", tr.gpu != nil, launches, dtoh, htod, dtod)
+		}
+		if allocs := testing.AllocsPerRun(5, func() { evaluate() }); allocs != 0 {
+			t.Errorf("transposed=%v: an evaluation allocates %v times", tr.gpu != nil, allocs)
+		}
+		for range 20 {
+			draw.Counter++
+			c.SampledOperator(fp, fq, a, tr.gpu, p, q, draw)
+			gp, gq := make([]float64, m), make([]float64, n)
+			if err := errors.Join(c.Store(gp, fp), c.Store(gq, fq)); err != nil {
+				t.Fatal(err)
+			}
+			wp, wq := make(tensorops.CPUVector, m), make(tensorops.CPUVector, n)
+			cpu.SampledOperator(wp, wq, ca, tr.cpu, tensorops.CPUVector(ph), tensorops.CPUVector(qh), draw)
+			if !slices.Equal(gp, wp) || !slices.Equal(gq, wq) {
+				t.Fatalf("transposed=%v, counter %d: CUDA drew other indices than the CPU", tr.gpu != nil, draw.Counter)
+			}
+		}
+	}
+}
+
 // Device errors are Go errors naming the call and the CUDA error; an
 // allocation that cannot succeed says what it asked and what is free.
 func TestCUDAOutOfMemory(t *testing.T) {
@@ -394,16 +473,6 @@ func TestCUDAStatsBlockCounts(t *testing.T) {
 	}
 }
 
-func mustPanic(t *testing.T, what string, f func()) {
-	t.Helper()
-	defer func() {
-		if recover() == nil {
-			t.Errorf("%s did not panic", what)
-		}
-	}()
-	f()
-}
-
 // Programmer errors panic; Close is idempotent; a closed backend panics.
 func TestCUDAMisuse(t *testing.T) {
 	c := newTestCUDA(t)
@@ -415,18 +484,18 @@ func TestCUDAMisuse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustPanic(t, "a CPU vector", func() { c.Copy(v, make(tensorops.CPUVector, 4)) })
-	mustPanic(t, "a length mismatch", func() { c.Copy(v, w) })
-	mustPanic(t, "Load of the wrong length", func() { c.Load(v, make([]float64, 3)) })
-	mustPanic(t, "Free of a CPU vector", func() { c.Free(make(tensorops.CPUVector, 1)) })
+	tensorops.MustPanic(t, "a CPU vector", func() { c.Copy(v, make(tensorops.CPUVector, 4)) })
+	tensorops.MustPanic(t, "a length mismatch", func() { c.Copy(v, w) })
+	tensorops.MustPanic(t, "Load of the wrong length", func() { c.Load(v, make([]float64, 3)) })
+	tensorops.MustPanic(t, "Free of a CPU vector", func() { c.Free(make(tensorops.CPUVector, 1)) })
 	other := newTestCUDA(t)
 	o, err := other.NewVector(4)
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustPanic(t, "a vector of another backend", func() { c.Copy(v, o) })
+	tensorops.MustPanic(t, "a vector of another backend", func() { c.Copy(v, o) })
 	c.Free(v, nil, v) // nil and twice are fine
-	mustPanic(t, "a freed vector", func() { c.Axpby(v, 1, v, 1, v) })
+	tensorops.MustPanic(t, "a freed vector", func() { c.Axpby(v, 1, v, 1, v) })
 	if _, err := tensorops.NewCUDA(-1); err == nil {
 		t.Error("NewCUDA(-1) succeeded")
 	}
@@ -445,8 +514,8 @@ func TestCUDAMisuse(t *testing.T) {
 		t.Errorf("second Close: %v", err)
 	}
 	d.Free(dv) // after Close: nothing to do
-	mustPanic(t, "a closed backend", func() { d.NewVector(1) })
-	mustPanic(t, "a closed backend", func() { d.Store(make([]float64, 2), dv) })
+	tensorops.MustPanic(t, "a closed backend", func() { d.NewVector(1) })
+	tensorops.MustPanic(t, "a closed backend", func() { d.Store(make([]float64, 2), dv) })
 }
 
 func TestCUDADevices(t *testing.T) {

@@ -5,7 +5,7 @@ import "math"
 // MinLogProb is log(1e-300): probabilities whose log-weight is below it are
 // materialized as 0, so a vector of an entropic method never holds denormals
 // (a denormal-laden vector made a reference matrix-vector product 2.7x
-// slower; SPEC section 5).
+// slower).
 const MinLogProb = -690.7755278982137
 
 // LogProx is the entropic prox-mapping in log space on host slices:

@@ -225,6 +225,7 @@ type selfTest struct {
 	shape, dtype string
 	a            []float64 // the reference matrix (float32-rounded for f32)
 	mat          tensorops.Matrix
+	at           tensorops.Matrix // Aᵀ, once the Transpose check made it
 	owned        []any
 	out          []Result
 }
@@ -309,6 +310,7 @@ func (st *selfTest) run() error {
 		{"MulTVec", st.mulTVec},
 		{"SetMatrix", st.setMatrix},
 		{"Transpose", st.transpose},
+		{"SampledOperator", st.sampledOperator},
 		{"Start", st.start},
 		{"Prox", st.prox},
 		{"ProxStats", st.proxStats},

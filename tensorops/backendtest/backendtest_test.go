@@ -15,7 +15,7 @@ import (
 // allOps are the operations every Run shape reports, in order.
 var allOps = []string{
 	"Load/Store", "Copy", "Axpby", "Operator", "MulVec", "MulTVec", "SetMatrix", "Transpose",
-	"Start/entropic", "Start/euclidean", "Start/box", "Start/ball",
+	"SampledOperator", "Start/entropic", "Start/euclidean", "Start/box", "Start/ball",
 	"Prox/entropic", "Prox/euclidean", "Prox/box", "Prox/ball",
 	"ProxStats/entropic", "ProxStats/euclidean", "ProxStats/box", "ProxStats/ball",
 	"Average/simplex", "Average/box", "Average/ball", "Average/lin",
@@ -202,8 +202,9 @@ func TestBrokenBackends(t *testing.T) {
 		{brokenOperator{cpu}, "Operator,SetMatrix,Transpose", true},
 		{brokenMulTVec{cpu}, "MulTVec", true},
 		{brokenMulVecF32{h}, "MulVec", true},
-		{brokenSetMatrix{cpu}, "SetMatrix,Transpose", true},
-		{brokenTranspose{h}, "Transpose", false}, // m = 1 or n = 1: Aᵀ is A reshaped
+		{brokenSetMatrix{cpu}, "SetMatrix,Transpose,SampledOperator", true},
+		{brokenTranspose{h}, "Transpose,SampledOperator", false}, // m = 1 or n = 1: Aᵀ is A reshaped
+		{brokenSampled{cpu}, "SampledOperator", false},           // 1×1: every draw is index 0
 		{brokenAxpby{cpu}, "Axpby", true},
 		{brokenProx{cpu}, "Prox/entropic", false},
 		{brokenRegret{cpu}, "RegretMatch/", false}, // 1×1: normalizing r changes nothing
@@ -252,6 +253,14 @@ func TestBrokenBackends(t *testing.T) {
 			}
 		}
 	}
+}
+
+// brokenSampled draws from the next counter's uniforms.
+type brokenSampled struct{ *tensorops.CPU }
+
+func (b brokenSampled) SampledOperator(fp, fq tensorops.Vector, a, at tensorops.Matrix, p, q tensorops.Vector, d tensorops.Draw) {
+	d.Counter++
+	b.CPU.SampledOperator(fp, fq, a, at, p, q, d)
 }
 
 // brokenSetMatrix accepts the new entries and keeps the old ones.

@@ -38,6 +38,7 @@ func (st *selfTest) transpose() error {
 		return err
 	}
 	st.owned = append(st.owned, at)
+	st.at = at
 	var e errAccum
 	if m, n := at.Dims(); m != st.n || n != st.m || at.Precision() != st.mat.Precision() {
 		e.max = math.Inf(1)

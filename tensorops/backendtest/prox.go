@@ -266,11 +266,9 @@ func (st *selfTest) runProx(cl, cv, gh []float64, eta float64, s tensorops.Set) 
 	return dst, nil
 }
 
-// prox checks every setup. Entropic and Euclidean: a moderate step and a
-// large one; the large entropic step spreads eta g over ±800, so most
-// probabilities fall below 1e-300 and must be materialized as 0; the large
-// Euclidean step makes the projection sparse. Box: centres inside and
-// outside the box, so that some coordinates clip and others do not. Ball:
+// prox checks every setup. Entropic: a moderate step and a large one that
+// spreads eta g over ±800, so most probabilities fall below 1e-300 and
+// must be materialized as 0. Euclidean simplex and box: see below. Ball:
 // c − eta g outside the ball, inside it, and a ball of radius 0.
 func (st *selfTest) prox() error {
 	tol := reductionTol(max(st.m, st.n))
@@ -310,38 +308,45 @@ func (st *selfTest) prox() error {
 	}
 	st.record("Prox/entropic", tol, e)
 
-	e = errAccum{}
-	for _, n := range st.lens() {
-		for _, eta := range []float64{0.5, 50} {
-			ch := st.simplex(n, 0.2)
-			gh := st.uniform(n, -1, 1)
-			v, scale := stepped(ch, gh, eta)
-			s := tensorops.Set{Setup: tensorops.Euclidean}
-			if err := st.checkProx(&e, s, ch, gh, eta, refProjectSimplex(v), []float64{max(1, slices.Max(scale))}); err != nil {
+	// The Euclidean simplex (a moderate step and one that makes the
+	// projection sparse, from a point of the simplex) and a box (centres
+	// inside and outside it, so that some coordinates clip and others do
+	// not): the reference applied to c − eta g.
+	for _, c := range []struct {
+		setup tensorops.Setup
+		tol   float64
+		etas  []float64
+	}{{tensorops.Euclidean, tol, []float64{0.5, 50}}, {tensorops.Box, ElementwiseTol, []float64{0.5, 5}}} {
+		e = errAccum{}
+		for _, n := range st.lens() {
+			sc, err := st.newSet(c.setup, n)
+			if err != nil {
 				return err
 			}
-		}
-	}
-	st.record("Prox/euclidean", tol, e)
-
-	e = errAccum{}
-	for _, n := range st.lens() {
-		sc, err := st.newSet(tensorops.Box, n)
-		if err != nil {
-			return err
-		}
-		for _, eta := range []float64{0.5, 5} {
-			ch, gh := st.uniform(n, -2, 3), st.uniform(n, -1, 1)
-			v, scale := stepped(ch, gh, eta)
-			for i, x := range v {
-				v[i] = min(max(x, sc.lo[i]), sc.hi[i])
+			for _, eta := range c.etas {
+				var ch []float64
+				if c.setup == tensorops.Box {
+					ch = st.uniform(n, -2, 3)
+				} else {
+					ch = st.simplex(n, 0.2)
+				}
+				gh := st.uniform(n, -1, 1)
+				v, scale := stepped(ch, gh, eta)
+				want := v
+				if c.setup == tensorops.Box {
+					for i, x := range v {
+						want[i] = min(max(x, sc.lo[i]), sc.hi[i])
+					}
+				} else {
+					want, scale = refProjectSimplex(v), []float64{max(1, slices.Max(scale))}
+				}
+				if err := st.checkProx(&e, sc.set, ch, gh, eta, want, scale); err != nil {
+					return err
+				}
 			}
-			if err := st.checkProx(&e, sc.set, ch, gh, eta, v, scale); err != nil {
-				return err
-			}
 		}
+		st.record("Prox/"+c.setup.String(), c.tol, e)
 	}
-	st.record("Prox/box", ElementwiseTol, e)
 
 	e = errAccum{}
 	for _, n := range st.lens() {

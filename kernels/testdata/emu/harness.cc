@@ -6,6 +6,7 @@
 //
 //   op M N DTYPE TILESPERSLICE GX ROWSPERBLOCK GY GRID FINISHGRID FULL TRANSPOSEGRID
 //   vec N CHUNKLEN GRID ELEMGRID
+//   sample M N DTYPE CHUNKLENQ CHUNKLENP B SCANGRID DRAWGRID ROWSGRIDN ROWSGRIDM COLSGRID
 //
 // (FULL 0 runs only the fused kernel, for the costly shapes.) Each check
 // prints "PASS name" or "FAIL name: detail"; the last line is
@@ -683,7 +684,7 @@ static void vec_rm(const VShape &s)
 			double tiny = 1e-12;
 			if (variant == 1) {
 				// A pure strategy against constant utilities: every regret
-				// is exactly 0, so x must stay as it is (SPEC section 5).
+				// is exactly 0, so x must stay as it is.
 				x = vec(n, 0.0);
 				x[n / 3] = 1;
 				r = vec(n, 0);
@@ -714,6 +715,202 @@ static void vec_rm(const VShape &s)
 	}
 }
 
+// ---------------------------------------------------------------- sampled operator
+
+// Port of tensorops.DrawUniform, and its values for three inputs as Go
+// computes them (TestDrawUniformGolden checks the same constants).
+static unsigned long long ref_splitmix(unsigned long long z)
+{
+	z += 0x9e3779b97f4a7c15ULL;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static double ref_uniform(unsigned long long seed, unsigned long long counter, unsigned long long k)
+{
+	return (double)(ref_splitmix(ref_splitmix(ref_splitmix(seed) ^ counter) ^ k) >> 11) * 0x1p-53;
+}
+
+static void draw_golden()
+{
+	const struct {
+		unsigned long long seed, counter, k, bits;
+	} g[] = {{0, 0, 0, 0x3fc1c13ade1c7e5cULL}, {1, 2, 3, 0x3fea0e68ea1fbc6cULL},
+		 {0x9e3779b97f4a7c15ULL, 1ULL << 40, 511, 0x3fbfe8f025a1c668ULL}};
+	bool ok = true;
+	for (const auto &c : g) {
+		double dev = NAN;
+		launch(1, GP_THREADS, [&] {
+			if (threadIdx.x == 0)
+				dev = gp_draw_uniform(c.seed, c.counter, c.k);
+		});
+		const double host = ref_uniform(c.seed, c.counter, c.k);
+		unsigned long long db, hb;
+		memcpy(&db, &dev, 8);
+		memcpy(&hb, &host, 8);
+		ok = ok && db == c.bits && hb == c.bits;
+	}
+	report(ok, "DrawUniform golden values");
+}
+
+// Port of the selection rule of tensorops.SampledOperator: the indices of
+// the 2b uniforms k0, k0+1, ... (all -1 when the total is not positive and
+// finite), and the running sums.
+static std::vector<i64> ref_draw(const vec &w, i64 b, unsigned long long seed, unsigned long long counter, i64 k0, vec &S)
+{
+	const i64 n = w.size();
+	S.assign(n, 0);
+	double t = 0;
+	i64 last = -1;
+	for (i64 i = 0; i < n; i++) {
+		const double x = std::max(w[i], 0.0);
+		t += x;
+		S[i] = t;
+		if (x > 0)
+			last = i;
+	}
+	std::vector<i64> idx(b, -1);
+	if (!(t > 0) || std::isinf(t))
+		return idx;
+	for (i64 k = 0; k < b; k++) {
+		const double x = ref_uniform(seed, counter, k0 + k) * t;
+		i64 i = std::upper_bound(S.begin(), S.end(), x) - S.begin(); // smallest i with x < S_i
+		idx[k] = i < n ? i : last;
+	}
+	return idx;
+}
+
+// dyadic returns n weights in {-1/8, 0, 1/8, ..., 3/8} (some positive):
+// every running sum is exact in any order, so every backend draws the same
+// indices.
+static vec dyadic(i64 n)
+{
+	vec w(n);
+	for (auto &x : w)
+		x = (double)((long long)(rng() % 5) - 1) / 8;
+	w[rng() % n] = 0.25;
+	return w;
+}
+
+struct SShape {
+	i64 m, n, chunkQ, chunkP, b;
+	unsigned scanGrid, drawGrid, rowsGridN, rowsGridM, colsGrid;
+};
+
+template <typename T>
+static void sample_case(const SShape &s, const char *dt)
+{
+	const i64 m = s.m, n = s.n, b = s.b;
+	std::vector<T> A(m * n), At(n * m);
+	for (i64 i = 0; i < m; i++)
+		for (i64 j = 0; j < n; j++)
+			At[j * m + i] = A[i * n + j] = (T)std::uniform_real_distribution<double>(-1, 1)(rng);
+	char name[160];
+	snprintf(name, sizeof name, "sample %lldx%lld %s b=%lld", m, n, dt, b);
+	const i64 cq = (n + s.chunkQ - 1) / s.chunkQ, cp = (m + s.chunkP - 1) / s.chunkP;
+	// variant 0: dyadic weights; 1: random weights (scan checked for order
+	// and monotonicity, not bits); 2: q without positive weight (fp NaN).
+	for (int variant = 0; variant < 3; variant++) {
+		vec q = variant == 1 ? uniform(n, -0.2, 1) : dyadic(n), p = variant == 1 ? uniform(m, -0.2, 1) : dyadic(m);
+		if (variant == 2)
+			for (auto &x : q)
+				x = -std::fabs(x);
+		const unsigned long long seed = rng(), counter = rng() % 1000;
+		vec Sq, Sp;
+		std::vector<i64> want = ref_draw(q, b, seed, counter, 0, Sq), wantP = ref_draw(p, b, seed, counter, b, Sp);
+		want.insert(want.end(), wantP.begin(), wantP.end());
+		auto run = [&](unsigned sg, unsigned dg, unsigned rn, unsigned rm, unsigned cg, bool transposed,
+			       vec &gs0, vec &gs1, std::vector<i64> &idx, vec &fp, vec &fq) {
+			vec part0(2 * cq, NAN), part1(2 * cp, NAN), info(4, NAN);
+			gs0.assign(n, NAN);
+			gs1.assign(m, NAN);
+			idx.assign(2 * b, -7);
+			fp.assign(m, NAN);
+			fq.assign(n, NAN);
+			launch(sg, GP_THREADS, [&] { gpump_sample_scan_partial(part0.data(), q.data(), n, s.chunkQ, part1.data(), p.data(), m, s.chunkP); });
+			launch(sg, GP_THREADS, [&] {
+				gpump_sample_scan_finish(gs0.data(), q.data(), part0.data(), n, s.chunkQ, gs1.data(), p.data(), part1.data(), m, s.chunkP, info.data());
+			});
+			launch(dg, GP_THREADS, [&] { gpump_sample_draw(idx.data(), gs0.data(), n, gs1.data(), m, info.data(), b, (i64)seed, (i64)counter); });
+			const double fb = (double)b;
+			launch(rn, GP_THREADS, [&] {
+				if (sizeof(T) == 4)
+					gpump_sample_rows_f32(fq.data(), (const float *)A.data(), n, idx.data() + b, b, fb);
+				else
+					gpump_sample_rows_f64(fq.data(), (const double *)A.data(), n, idx.data() + b, b, fb);
+			});
+			if (transposed)
+				launch(rm, GP_THREADS, [&] {
+					if (sizeof(T) == 4)
+						gpump_sample_rows_f32(fp.data(), (const float *)At.data(), m, idx.data(), b, -fb);
+					else
+						gpump_sample_rows_f64(fp.data(), (const double *)At.data(), m, idx.data(), b, -fb);
+				});
+			else
+				launch(cg, GP_THREADS, [&] {
+					if (sizeof(T) == 4)
+						gpump_sample_cols_f32(fp.data(), (const float *)A.data(), m, n, idx.data(), b, -fb);
+					else
+						gpump_sample_cols_f64(fp.data(), (const double *)A.data(), m, n, idx.data(), b, -fb);
+				});
+		};
+		// References: the sums over k in draw order, and their scales.
+		vec wfp(m), wfq(n), sfp(m), sfq(n);
+		for (i64 k = 0; k < b; k++) {
+			for (i64 i = 0; i < m && want[k] >= 0; i++) {
+				wfp[i] += (double)A[i * n + want[k]];
+				sfp[i] += std::fabs((double)A[i * n + want[k]]);
+			}
+			for (i64 j = 0; j < n && want[b + k] >= 0; j++) {
+				wfq[j] += (double)A[want[b + k] * n + j];
+				sfq[j] += std::fabs((double)A[want[b + k] * n + j]);
+			}
+		}
+		for (i64 i = 0; i < m; i++)
+			wfp[i] = want[0] < 0 ? NAN : wfp[i] / -(double)b;
+		for (i64 j = 0; j < n; j++)
+			wfq[j] /= (double)b;
+		char vn[200];
+		snprintf(vn, sizeof vn, "%s v%d", name, variant);
+		for (bool transposed : {false, true}) {
+			vec gs0, gs1, fp, fq;
+			std::vector<i64> idx;
+			run(s.scanGrid, s.drawGrid, s.rowsGridN, s.rowsGridM, s.colsGrid, transposed, gs0, gs1, idx, fp, fq);
+			std::string nm = std::string(vn) + (transposed ? " transposed" : " strided");
+			bool scanOK = true;
+			for (i64 i = 0; i < n; i++)
+				scanOK = scanOK && (i == 0 || gs0[i] >= gs0[i - 1]) && (variant == 1 ? fabs(gs0[i] - Sq[i]) <= 1e-12 * Sq[n - 1] : gs0[i] == Sq[i]);
+			for (i64 i = 0; i < m; i++)
+				scanOK = scanOK && (i == 0 || gs1[i] >= gs1[i - 1]) && (variant == 1 ? fabs(gs1[i] - Sp[i]) <= 1e-12 * Sp[m - 1] : gs1[i] == Sp[i]);
+			report(scanOK, nm + " scan");
+			if (variant != 1) // random weights may differ at a near-tie
+				report(idx == want, nm + " indices");
+			double e = 0;
+			bool nanOK = true;
+			for (i64 i = 0; i < m; i++) {
+				if (std::isnan(wfp[i])) {
+					nanOK = nanOK && std::isnan(fp[i]);
+					continue;
+				}
+				const double d = fabs(fp[i] - wfp[i]) / (sfp[i] / b + 1e-300);
+				if (!(d <= e))
+					e = d;
+			}
+			for (i64 j = 0; j < n; j++) {
+				const double d = fabs(fq[j] - wfq[j]) / (sfq[j] / b + 1e-300);
+				if (!(d <= e))
+					e = d;
+			}
+			report(nanOK && e < 1e-13, nm + " sums", "rel err %.3g", e);
+			vec hs0, hs1, hp, hq;
+			std::vector<i64> hidx;
+			run(1, 1, 1, 1, 1, transposed, hs0, hs1, hidx, hp, hq);
+			report(same_bits(gs0, hs0) && same_bits(gs1, hs1) && hidx == idx && same_bits(hp, fp) && same_bits(hq, fq), nm + " grid 1 bitwise");
+		}
+	}
+}
+
 int main()
 {
 	char kind[16];
@@ -728,6 +925,16 @@ int main()
 				op_case<float>(m, n, tps, gx, rpb, gy, grid, fgrid, dt, full, tgrid);
 			else
 				op_case<double>(m, n, tps, gx, rpb, gy, grid, fgrid, dt, full, tgrid);
+		} else if (!strcmp(kind, "sample")) {
+			SShape sh;
+			char dt[8];
+			if (scanf("%lld %lld %7s %lld %lld %lld %u %u %u %u %u", &sh.m, &sh.n, dt, &sh.chunkQ, &sh.chunkP, &sh.b,
+				  &sh.scanGrid, &sh.drawGrid, &sh.rowsGridN, &sh.rowsGridM, &sh.colsGrid) != 11)
+				return 2;
+			if (!strcmp(dt, "f32"))
+				sample_case<float>(sh, dt);
+			else
+				sample_case<double>(sh, dt);
 		} else if (!strcmp(kind, "vec")) {
 			VShape s;
 			if (scanf("%lld %lld %u %u", &s.n, &s.chunkLen, &s.grid, &s.egrid) != 4)
@@ -744,6 +951,7 @@ int main()
 		}
 		fflush(stdout);
 	}
+	draw_golden();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

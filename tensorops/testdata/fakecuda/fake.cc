@@ -60,6 +60,9 @@ Fn fns[] = {
 	K(gpump_average_partial, 256), K(gpump_stats_finish, 256),
 	K(gpump_simplex_prox, 1024),
 	K(gpump_rm_dot, 256), K(gpump_rm_update, 256), K(gpump_rm_normalize, 256),
+	K(gpump_sample_scan_partial, 256), K(gpump_sample_scan_finish, 256), K(gpump_sample_draw, 256),
+	K(gpump_sample_rows_f32, 256), K(gpump_sample_cols_f32, 256),
+	K(gpump_sample_rows_f64, 256), K(gpump_sample_cols_f64, 256),
 };
 
 bool trace = getenv("FAKECUDA_TRACE") != nullptr;

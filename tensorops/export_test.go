@@ -1,0 +1,4 @@
+package tensorops
+
+// MustPanic is mustPanic for the external tests.
+var MustPanic = mustPanic
