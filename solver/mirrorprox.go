@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
 
 	"github.com/gpump/gpump/tensorops"
 )
@@ -343,6 +342,3 @@ func (r *Constant) Knobs() []Knob {
 func (r *AdaProx) Knobs() []Knob {
 	return []Knob{positiveKnob("eta", "gamma0 of adaprox", "D/G0", &r.Gamma0)}
 }
-
-// formatFloat is the knobs' spelling of a constant.
-func formatFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
