@@ -24,12 +24,13 @@ import (
 // backend), sampled games and Monotone problems.
 //
 // A warm start (Settings.Init) becomes y_0; an entropic block first mixes
-// in a fraction 1e-10 of the uniform distribution, so that a strategy the
-// start gives weight 0 holds a log-weight about 23 + log n below the others,
-// which a few steps can recover (at weight 0 it could never come back: the
-// entropic prox-mapping multiplies weights). A restart sets y to the best
-// point (mixed the same way), evaluates F there and starts a new average;
-// the step rule keeps its state.
+// in a fraction 1/4 of the uniform distribution, so that no strategy starts
+// at weight 0 (where it could never come back: the entropic prox-mapping
+// multiplies weights) and none so low that the new average's certificate,
+// which grows with −log of the start's weights, is slowed down. A restart
+// sets y to the best point, mixed with only 1e-4 of the uniform distribution
+// since it comes back to a point the run itself reached, evaluates F there
+// and starts a new average; the step rule keeps its state.
 type MirrorProx struct {
 	// Rule is the step rule; nil means GAStochastic (DefaultMethodName).
 	// A rule holds state: give each concurrent solve its own.
@@ -254,8 +255,9 @@ func (e *mpEngine) init() error {
 	if e.m.Diameter > 0 {
 		k.D = e.m.Diameter
 	}
+	k.Unit = e.sp.shape().unit
 	if e.m.G0 > 0 {
-		k.G0 = e.m.G0 * e.sp.shape().unit
+		k.G0 = e.m.G0 * k.Unit
 	}
 	if err := e.rule.Init(k); err != nil {
 		return err
@@ -335,7 +337,7 @@ func (r *GAStochastic) Knobs() []Knob {
 
 // Knobs lists eta.
 func (r *Constant) Knobs() []Knob {
-	return []Knob{positiveKnob("eta", "step of the constant rule", "1/L (1/max|A_ij| for a game)", &r.Eta)}
+	return []Knob{positiveKnob("eta", "step of the constant rule", "1/L: 1/max|A_ij| for an entropic game, 1/‖A‖_F for a Euclidean one", &r.Eta)}
 }
 
 // Knobs lists eta, the rule's gamma0.

@@ -15,6 +15,19 @@ type Constants struct {
 	// L is a Lipschitz constant of F when known (max |A_ij| for a matrix
 	// game), else 0.
 	L float64
+	// Unit is the factor from the problem's units to the solver's internal
+	// ones (1 unless a matrix game's payoffs are tiny or huge; see
+	// MatrixGame): D, G0, L and every Trial are internal, so a rule given a
+	// step in the problem's units divides it by Unit. Zero means 1.
+	Unit float64
+}
+
+// internalStep converts a user's step in the problem's units.
+func (k Constants) internalStep(eta float64) float64 {
+	if k.Unit > 0 {
+		return eta / k.Unit
+	}
+	return eta
 }
 
 // Trial holds the scalars of one mirror-prox trial, combined
@@ -162,8 +175,10 @@ func (r *BachLevy) Observe(t *Trial) bool {
 }
 
 // Constant is classic mirror-prox (Nemirovski 2004) with a fixed step: Eta,
-// or 1/L when Eta is 0 (L = max |A_ij| for a matrix game; a Monotone problem
-// must give Lipschitz or Eta).
+// in the problem's units, or 1/L when Eta is 0 (L = max |A_ij| for a matrix
+// game in the entropic setup, the Frobenius norm of A in the Euclidean one
+// or with a box or ball block; a Monotone problem must give Lipschitz or
+// Eta).
 type Constant struct {
 	Eta float64
 	eta float64
@@ -174,7 +189,7 @@ func (r *Constant) Name() string { return "constant" }
 
 // Init sets the step.
 func (r *Constant) Init(k Constants) error {
-	r.eta = r.Eta
+	r.eta = k.internalStep(r.Eta)
 	if r.eta <= 0 {
 		if !(k.L > 0) {
 			return errors.New("solver: the constant rule needs a step (Eta) or a Lipschitz constant")
@@ -236,7 +251,7 @@ func (r *AdaProx) Name() string { return "adaprox" }
 
 // Init resets the rule.
 func (r *AdaProx) Init(k Constants) (err error) {
-	r.g0, r.sum = r.Gamma0, 0
+	r.g0, r.sum = k.internalStep(r.Gamma0), 0
 	if r.g0 <= 0 {
 		r.g0, err = firstStep(k)
 	}

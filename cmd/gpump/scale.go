@@ -40,8 +40,11 @@ func (l *loaded) scaleSettings(s *solver.Settings, m solver.Method) solver.Metho
 	case *solver.MirrorProx:
 		c := *m
 		c.G0 /= u
-		if r, ok := m.Rule.(*solver.Constant); ok {
+		switch r := m.Rule.(type) {
+		case *solver.Constant:
 			c.Rule = &solver.Constant{Eta: r.Eta * u}
+		case *solver.AdaProx:
+			c.Rule = &solver.AdaProx{Gamma0: r.Gamma0 * u}
 		}
 		return &c
 	}
