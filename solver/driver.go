@@ -157,6 +157,7 @@ type tracker struct {
 	// game), bestKind[1] that of the best column strategy.
 	bestKind [2]PointKind
 	info     Info
+	settings Settings // the copy info points to
 	rec      Record
 	stats    Stats
 	// margin is added to the running certificate in the convergence test
@@ -185,7 +186,9 @@ func (t *tracker) run(ctx context.Context, dst *Result, e engine, s *Settings, m
 	}
 	t.t0 = time.Now()
 	if s.Recorder != nil {
-		t.info = Info{Method: method, Dim: t.sh.dim, Scale: t.sh.scale / t.sh.unit, Settings: s}
+		// The recorder sees a copy: s may be the package's defaults.
+		t.settings = *s
+		t.info = Info{Method: method, Dim: t.sh.dim, Scale: t.sh.scale / t.sh.unit, Settings: &t.settings}
 		if err := s.Recorder.Init(&t.info); err != nil {
 			return fmt.Errorf("solver: recorder: %w", err)
 		}
@@ -217,7 +220,9 @@ func (t *tracker) run(ctx context.Context, dst *Result, e engine, s *Settings, m
 			t.sinceRestart++
 			t.keepBest(e, avg, last, AveragePoint)
 			st, err = t.after(e, avg.gap, last.gap)
-			if st == NotTerminated && err == nil && pol.due(t.sinceRestart, avg.gap, t.restartGap) {
+			// A restart evaluates its start point: it is made only when
+			// that and one more step fit the evaluation limit.
+			if st == NotTerminated && err == nil && pol.due(t.sinceRestart, avg.gap, t.restartGap) && t.budget(1+e.nextCost()) {
 				err = t.restart(e)
 			}
 		}
@@ -237,10 +242,15 @@ func (t *tracker) run(ctx context.Context, dst *Result, e engine, s *Settings, m
 			// does not (rounding in the running averages, visible only
 			// at targets near machine precision): iterate on with the
 			// test tightened by the difference, so that Converged always
-			// describes the reported gap.
+			// describes the reported gap. The limits still hold: one
+			// reached already ends the run with the fresh certificate.
 			t.margin += final.gap - t.best.gap
-			st = NotTerminated
-			continue
+			if st = t.status(); st == NotTerminated && t.budget(e.nextCost()) {
+				continue
+			}
+			if st == NotTerminated {
+				st = EvaluationLimit
+			}
 		}
 		t.fill(dst, st, final, method)
 		return nil
@@ -337,20 +347,25 @@ func (t *tracker) after(e engine, gapAvg, gapLast float64) (Status, error) {
 	if err := t.record(e, gapAvg, gapLast); err != nil {
 		return NotTerminated, err
 	}
+	return t.status(), nil
+}
+
+// status is the run's status after the last iteration recorded.
+func (t *tracker) status() Status {
 	switch s := t.s; {
 	case t.met(t.best.gap + t.margin):
-		return Converged, nil
+		return Converged
 	case s.MaxIterations > 0 && t.stats.Iterations >= s.MaxIterations:
-		return IterationLimit, nil
-	case s.TimeLimit > 0 && t.rec.Elapsed >= s.TimeLimit:
-		return TimeLimit, nil
+		return IterationLimit
+	case s.TimeLimit > 0 && time.Since(t.t0) >= s.TimeLimit:
+		return TimeLimit
 	}
 	select {
 	case <-t.done:
-		return Canceled, nil
+		return Canceled
 	default:
 	}
-	return NotTerminated, nil
+	return NotTerminated
 }
 
 // record passes the current iteration to the Recorder, in the problem's

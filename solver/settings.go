@@ -23,7 +23,11 @@ type Settings struct {
 	// regret-matching rounds).
 	MaxIterations int
 	// MaxEvaluations limits the operator evaluations, counting the start
-	// point's and those of rejected backtracking trials.
+	// point's and those of rejected backtracking trials. The start is made
+	// whatever the limit (one evaluation; a warm start of regret matching
+	// adds its 10 calibration rounds, and a Monotone problem's default G0
+	// its random points), so a limit below that stops right after it; a
+	// restart is made only when its evaluation and one more step fit.
 	MaxEvaluations int
 	// TimeLimit limits the wall time of the iterations.
 	TimeLimit time.Duration
