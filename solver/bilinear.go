@@ -161,6 +161,12 @@ func (b *Block) distance(x []float64) float64 {
 // a simplex block the method's setup (MirrorProx.Setup). Only mirror-prox
 // solves a bilinear problem that is not a matrix game. The relative gap
 // divides by max |A_ij|.
+//
+// On simplices, payoffs and linear terms of any finite magnitude are
+// solved alike, as for MatrixGame (the unit follows the larger of max
+// |A_ij| and the linear terms' largest entry). A box or ball block's
+// points are not bounded by 1, so such a problem is solved in its own
+// units: A z, the sets' support values and the gaps must be finite there.
 func NewBilinear(a *tensor.Dense, row, col Block) (*MatrixGame, error) {
 	g, err := NewMatrixGame(a)
 	if err != nil {
@@ -219,26 +225,30 @@ func (g *MatrixGame) constants(s tensorops.Setup, unit float64) Constants {
 	}
 	// vecNorm[k] is the largest l2 norm of the vectors of A that block k's
 	// operator value combines: columns for the row player, rows for the
-	// column player; rowsFacing[k] the largest of the other ones.
-	vecNorm := [2]float64{g.maxColNorm, g.maxRowNorm}
-	facing := [2]float64{g.maxRowNorm, g.maxColNorm}
+	// column player; facing[k] the largest of the other ones. All in
+	// internal units, where the normalized norms are multiplied by
+	// 2^normExp·unit, about 1 when the unit is not.
+	f := math.Ldexp(unit, g.normExp)
+	vecNorm := [2]float64{g.maxColNorm * f, g.maxRowNorm * f}
+	facing := [2]float64{g.maxRowNorm * f, g.maxColNorm * f}
+	fro := g.frobenius * f
 	var bound [2]float64
 	for p := range 2 {
 		b, other := &g.blocks[p], &g.blocks[1-p]
 		entropic := b.kind() == simplexBlock && s == tensorops.Entropic
 		switch {
 		case other.kind() == simplexBlock && entropic:
-			bound[p] = g.maxAbs + maxAbs(b.Lin)
+			bound[p] = g.maxAbs*unit + maxAbs(b.Lin)*unit
 		case other.kind() == simplexBlock:
-			bound[p] = vecNorm[p] + norm2(b.Lin)
+			bound[p] = vecNorm[p] + safeNorm2(b.Lin)*unit
 		case entropic:
-			bound[p] = facing[p]*other.radius() + maxAbs(b.Lin)
+			bound[p] = facing[p]*other.radius() + maxAbs(b.Lin)*unit
 		default:
-			bound[p] = g.frobenius*other.radius() + norm2(b.Lin)
+			bound[p] = fro*other.radius() + safeNorm2(b.Lin)*unit
 		}
 	}
-	k.G0 = math.Hypot(bound[0], bound[1]) * unit
-	k.L = g.frobenius * unit
+	k.G0 = math.Hypot(bound[0], bound[1])
+	k.L = fro
 	g.normsMu.Unlock()
 	if k.G0 == 0 {
 		k.G0, k.L = 1, 1
@@ -252,4 +262,18 @@ func (g *MatrixGame) size(k int) int {
 		return g.m
 	}
 	return g.n
+}
+
+// safeNorm2 is ‖v‖₂ without overflow or underflow in the squares, for
+// linear terms of any magnitude.
+func safeNorm2(v []float64) float64 {
+	m := maxAbs(v)
+	if m == 0 || math.IsInf(m, 0) {
+		return m
+	}
+	var s float64
+	for _, x := range v {
+		s += (x / m) * (x / m)
+	}
+	return m * math.Sqrt(s)
 }

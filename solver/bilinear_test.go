@@ -191,3 +191,62 @@ func TestBilinearInvalid(t *testing.T) {
 		}
 	}
 }
+
+// TestEuclideanScales: the Euclidean setup's constants (norms of A's rows
+// and columns) and linear terms on simplices are scale-free like the
+// entropic game: a problem scaled by a power of two, down to subnormal
+// payoffs and up to near overflow, takes the same iterations to the same
+// relative gap as at scale 1.
+func TestEuclideanScales(t *testing.T) {
+	const m, n = 30, 20
+	rng := rand.New(rand.NewPCG(53, 1))
+	// max |A_ij| in [1, 2), where the internal unit brings the copies.
+	d := uniformGame(53, m, n, -1, 1).Data().([]float64)
+	b, c := make([]float64, m), make([]float64, n)
+	for i := range b {
+		b[i] = 0.3 * rng.NormFloat64()
+	}
+	for j := range c {
+		c[j] = 0.3 * rng.NormFloat64()
+	}
+	scaled := func(s float64, v []float64) []float64 {
+		w := make([]float64, len(v))
+		for i, x := range v {
+			w[i] = s * x
+		}
+		return w
+	}
+	for _, lin := range []bool{false, true} {
+		var ref *solver.Result
+		for _, s := range []float64{1, math.Ldexp(1, -1060), math.Ldexp(1, -1000), math.Ldexp(1, 1000)} {
+			a := dense(m, n, func(i, j int) float64 { return 2 * s * d[i*n+j] })
+			var row, col solver.Block
+			if lin {
+				row.Lin, col.Lin = scaled(s, b), scaled(s, c)
+			}
+			g, err := solver.NewBilinear(a, row, col)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := solver.Solve(context.Background(), g, &solver.Settings{RelGap: 1e-3, MaxIterations: 20000}, method(t, "ga-smooth", "setup", "euclidean"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ref == nil {
+				ref = res
+				continue
+			}
+			// Subnormal payoffs keep fewer digits: at 2^−1060 the
+			// entries have about 40 bits, so the runs agree closely but
+			// not bit for bit.
+			tol := 0
+			if s < 0x1p-1022 {
+				tol = ref.Iterations / 20
+			}
+			if res.Status != ref.Status || max(res.Iterations-ref.Iterations, ref.Iterations-res.Iterations) > tol || math.IsInf(res.Gap, 0) {
+				t.Errorf("linear terms %v, scale %g: %v after %d iterations, relative gap %g; at scale 1: %v after %d, %g",
+					lin, s, res.Status, res.Iterations, res.RelGap, ref.Status, ref.Iterations, ref.RelGap)
+			}
+		}
+	}
+}

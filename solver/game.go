@@ -49,11 +49,15 @@ type MatrixGame struct {
 	blocks [2]Block
 
 	// normsMu guards the l2 norms the Euclidean setups' default constants
-	// need, computed on first use with one pass over A.
+	// need, computed on first use with one pass over A: the largest row
+	// and column norms and the Frobenius norm, each 2^normExp times the
+	// value held (normExp = ilogb max |A_ij|), so that they neither
+	// overflow for huge payoffs nor lose their digits for subnormal ones.
 	normsMu                sync.Mutex
 	normsDone              bool
 	maxRowNorm, maxColNorm float64
 	frobenius              float64
+	normExp                int
 	colSums                []float64 // scratch of computeNorms
 
 	// mu serializes the solves of a placed game and SetPayoff.
@@ -62,6 +66,8 @@ type MatrixGame struct {
 	// version counts the payoff replacements (a sampled game's transposed
 	// copy follows it).
 	version int
+	// broken is set when SetPayoff lost the backend's copy of A.
+	broken error
 }
 
 // NewMatrixGame returns the game with payoff matrix a, which must be a 2-D,
@@ -70,21 +76,28 @@ type MatrixGame struct {
 // offending index). The game aliases a: it must not be modified while the
 // game is in use, except through SetPayoff.
 func NewMatrixGame(a *tensor.Dense) (*MatrixGame, error) {
-	g := &MatrixGame{}
-	if err := g.setPayoff(a); err != nil {
+	m, n, err := tensorops.CheckMatrix(a)
+	if err != nil {
+		return nil, fmt.Errorf("solver: %w", err)
+	}
+	g := &MatrixGame{m: m, n: n}
+	mx, err := g.check(a)
+	if err != nil {
 		return nil, err
 	}
+	g.commit(a, mx)
 	return g, nil
 }
 
-// setPayoff checks a and makes it the payoff matrix.
-func (g *MatrixGame) setPayoff(a *tensor.Dense) error {
+// check checks that a can be the game's payoff matrix and returns its
+// max |A_ij|.
+func (g *MatrixGame) check(a *tensor.Dense) (float64, error) {
 	m, n, err := tensorops.CheckMatrix(a)
 	if err != nil {
-		return fmt.Errorf("solver: %w", err)
+		return 0, fmt.Errorf("solver: %w", err)
 	}
-	if g.a != nil && (m != g.m || n != g.n || a.Dtype() != g.a.Dtype()) {
-		return fmt.Errorf("solver: SetPayoff needs a %d×%d %v matrix, got %d×%d %v", g.m, g.n, g.a.Dtype(), m, n, a.Dtype())
+	if m != g.m || n != g.n || g.a != nil && a.Dtype() != g.a.Dtype() {
+		return 0, fmt.Errorf("solver: SetPayoff needs a %d×%d %v matrix, got %d×%d %v", g.m, g.n, g.a.Dtype(), m, n, a.Dtype())
 	}
 	var mx float64
 	bad := -1
@@ -97,34 +110,50 @@ func (g *MatrixGame) setPayoff(a *tensor.Dense) error {
 	}
 	if bad >= 0 {
 		v, _ := a.At(bad/n, bad%n)
-		return fmt.Errorf("solver: payoff matrix entry (%d, %d) is %v", bad/n, bad%n, v)
+		return 0, fmt.Errorf("solver: payoff matrix entry (%d, %d) is %v", bad/n, bad%n, v)
 	}
-	g.a, g.m, g.n, g.maxAbs = a, m, n, mx
+	return mx, nil
+}
+
+// commit makes a, checked, the payoff matrix.
+func (g *MatrixGame) commit(a *tensor.Dense, maxAbs float64) {
+	g.a, g.maxAbs = a, maxAbs
 	g.normsMu.Lock()
 	g.normsDone = false
 	g.normsMu.Unlock()
-	return nil
 }
 
 // SetPayoff replaces the payoff matrix by a, of the same shape and storage
 // type, checked as NewMatrixGame checks it. On a placed game the backend's
 // copy is updated in place (on the CPU, a is aliased; on a GPU, one upload),
 // and max |A_ij|, the norms and the scaling follow the new entries. The
-// game then aliases a. On a placed game it waits for a solve in progress
-// to end, so it must not be called from that solve's Recorder.
+// game then aliases a. On an error the game keeps its payoffs, except when
+// the backend fails mid-update and cannot restore them: then every solve
+// fails with that error until a SetPayoff succeeds.
+//
+// On a placed game it waits for a solve in progress to end, so it must not
+// be called from that solve's Recorder; on an unplaced game it must not run
+// while the game is being solved, nor alongside MaxAbs or Payoff.
 func (g *MatrixGame) SetPayoff(a *tensor.Dense) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if err := g.setPayoff(a); err != nil {
+	mx, err := g.check(a)
+	if err != nil {
 		return err
 	}
-	g.version++
-	if g.placed != nil {
-		if err := g.placed.be.SetMatrix(g.placed.a, a); err != nil {
+	if pl := g.placed; pl != nil {
+		if err := pl.be.SetMatrix(pl.a, a); err != nil {
+			if rerr := pl.be.SetMatrix(pl.a, g.a); rerr != nil {
+				g.broken = fmt.Errorf("solver: the payoff matrix on the backend is lost: %w", errors.Join(err, rerr))
+				return g.broken
+			}
 			return fmt.Errorf("solver: %w", err)
 		}
-		g.placed.unit = unitOf(g.maxAbs)
+		pl.unit = g.unitOf(mx)
 	}
+	g.broken = nil
+	g.commit(a, mx)
+	g.version++
 	return nil
 }
 
@@ -172,6 +201,10 @@ func (g *MatrixGame) Close() error {
 // until release, or a temporary one on a new CPU backend, freed by release.
 func (g *MatrixGame) acquire() (*placement, error) {
 	g.mu.Lock()
+	if g.broken != nil {
+		g.mu.Unlock()
+		return nil, g.broken
+	}
 	if g.placed != nil {
 		return g.placed, nil
 	}
@@ -202,7 +235,7 @@ func (g *MatrixGame) MaxAbs() float64 { return g.maxAbs }
 func (g *MatrixGame) Payoff() *tensor.Dense { return g.a }
 
 func (g *MatrixGame) validate() error {
-	if g.a == nil {
+	if g.m == 0 {
 		return errors.New("solver: MatrixGame not made by NewMatrixGame")
 	}
 	return nil
@@ -212,6 +245,23 @@ func (g *MatrixGame) validate() error {
 // max |A_ij| into [1, 2) when it lies outside [2⁻⁵¹², 2⁵¹²] (for subnormal
 // payoffs, as close as 2¹⁰²³ brings them), where steps, products and gaps
 // have hundreds of binary orders of magnitude to spare.
+//
+// A problem with a box or a ball block keeps unit 1: its points are not
+// bounded by 1, so no power of two is safe to scale them by; its payoffs
+// and sets must be such that A z and the sets' support values are finite.
+// With linear terms the unit follows the larger of max |A_ij| and their
+// largest entry.
+func (g *MatrixGame) unitOf(mx float64) float64 {
+	for k := range g.blocks {
+		b := &g.blocks[k]
+		if b.kind() != simplexBlock {
+			return 1
+		}
+		mx = max(mx, maxAbs(b.Lin))
+	}
+	return unitOf(mx)
+}
+
 func unitOf(maxAbs float64) float64 {
 	if maxAbs == 0 || maxAbs >= 0x1p-512 && maxAbs <= 0x1p512 {
 		return 1
@@ -304,35 +354,37 @@ func abs[T float32 | float64](v T) T {
 // norm of A (squares formed after scaling by 1/max |A_ij|, so none
 // overflows).
 func (g *MatrixGame) computeNorms() {
-	g.maxRowNorm, g.maxColNorm, g.frobenius = 0, 0, 0
+	g.maxRowNorm, g.maxColNorm, g.frobenius, g.normExp = 0, 0, 0, 0
 	if g.maxAbs == 0 {
 		return
 	}
 	if len(g.colSums) != g.n {
 		g.colSums = make([]float64, g.n)
 	}
+	// Entries times 2^−e lie in [1, 2) at most; the factor is applied in
+	// two steps since 2^−e overflows alone for subnormal payoffs.
+	g.normExp = math.Ilogb(g.maxAbs)
+	s1 := math.Ldexp(1, min(-g.normExp, 1000))
+	s2 := math.Ldexp(1, -g.normExp-min(-g.normExp, 1000))
 	var rowMax, colMax, fro float64
-	switch d := g.a.Data().(type) {
-	case []float64:
-		rowMax, colMax, fro = sumSquares(g.colSums, d[:g.m*g.n], g.m, 1/g.maxAbs)
-	case []float32:
-		rowMax, colMax, fro = sumSquares(g.colSums, d[:g.m*g.n], g.m, 1/g.maxAbs)
+	if g.a.Dtype() == tensor.Float64 {
+		rowMax, colMax, fro = sumSquares(g.colSums, g.a.Float64s()[:g.m*g.n], g.m, s1, s2)
+	} else {
+		rowMax, colMax, fro = sumSquares(g.colSums, g.a.Float32s()[:g.m*g.n], g.m, s1, s2)
 	}
-	g.maxRowNorm = g.maxAbs * math.Sqrt(rowMax)
-	g.maxColNorm = g.maxAbs * math.Sqrt(colMax)
-	g.frobenius = g.maxAbs * math.Sqrt(fro)
+	g.maxRowNorm, g.maxColNorm, g.frobenius = math.Sqrt(rowMax), math.Sqrt(colMax), math.Sqrt(fro)
 }
 
 // sumSquares returns the largest row and column sums of squares and the
-// total sum of squares of the m×n row-major matrix d scaled by s, with
+// total sum of squares of the m×n row-major matrix d scaled by s1·s2, with
 // len(cols) = n as scratch.
-func sumSquares[T float32 | float64](cols []float64, d []T, m int, s float64) (rowMax, colMax, total float64) {
+func sumSquares[T float32 | float64](cols []float64, d []T, m int, s1, s2 float64) (rowMax, colMax, total float64) {
 	n := len(cols)
 	clear(cols)
 	for i := range m {
 		var r float64
 		for j, v := range d[i*n : (i+1)*n] {
-			x := float64(v) * s
+			x := float64(v) * s1 * s2
 			r += x * x
 			cols[j] += x * x
 		}

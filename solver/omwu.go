@@ -13,9 +13,9 @@ import (
 // iteration, in the entropic geometry. The result is the better certified
 // of the average and the last iterate.
 //
-// A warm start (or a restart) sets z to the start point, mixed with a
-// fraction 1e-10 of the uniform distribution as for MirrorProx, with
-// g_{t−1} = g_t.
+// A warm start (or a restart) sets z to the start point, mixed with the
+// uniform distribution as for MirrorProx (1/4 of it for a warm start, 1e-4
+// for a restart), with g_{t−1} = g_t.
 type OMWU struct {
 	// Eta is the step, in the problem's units; 0 means 1/max |A_ij|, the
 	// classic step 1/L. Steps up to about D/G0 are often three times faster

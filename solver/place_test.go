@@ -2,6 +2,7 @@ package solver_test
 
 import (
 	"context"
+	"errors"
 	"math"
 	"slices"
 	"testing"
@@ -93,5 +94,60 @@ func TestPlaceOnce(t *testing.T) {
 		if a := solver.MinAllocs(5, round); a != 0 {
 			t.Errorf("%s: %v allocations per round (SetPayoff and SolveInto)", name, a)
 		}
+	}
+}
+
+// failingSet is a CPU backend whose next SetMatrix calls fail.
+type failingSet struct {
+	*tensorops.CPU
+	fails int
+}
+
+func (f *failingSet) SetMatrix(dst tensorops.Matrix, src *tensor.Dense) error {
+	if f.fails > 0 {
+		f.fails--
+		return errors.New("injected upload failure")
+	}
+	return f.CPU.SetMatrix(dst, src)
+}
+
+// TestSetPayoffFails: a SetPayoff the backend refuses leaves the game as it
+// was; one that also loses the old entries makes every solve fail until a
+// SetPayoff succeeds.
+func TestSetPayoffFails(t *testing.T) {
+	a, b := uniformGame(51, 30, 20, -1, 1), uniformGame(52, 30, 20, -5, 5)
+	be := &failingSet{CPU: tensorops.NewCPU(1)}
+	defer be.Close()
+	g := mustGame(t, a)
+	if err := g.Place(be); err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	s := &solver.Settings{RelGap: 1e-3, MaxIterations: 5000}
+	ref, err := solver.Solve(context.Background(), g, s, &solver.RegretMatching{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mx := g.MaxAbs()
+	be.fails = 1
+	if err := g.SetPayoff(b); err == nil {
+		t.Fatal("a failed upload: no error")
+	}
+	res, err := solver.Solve(context.Background(), g, s, &solver.RegretMatching{})
+	if err != nil || g.MaxAbs() != mx || res.Gap != ref.Gap || g.Payoff() != a {
+		t.Errorf("after a refused SetPayoff: err %v, max |A_ij| %g, gap %g; before: %g, %g", err, g.MaxAbs(), res.Gap, mx, ref.Gap)
+	}
+	be.fails = 2
+	if err := g.SetPayoff(b); err == nil {
+		t.Fatal("a lost upload: no error")
+	}
+	if _, err := solver.Solve(context.Background(), g, s, &solver.RegretMatching{}); err == nil {
+		t.Error("a solve of a game whose backend copy is lost: no error")
+	}
+	if err := g.SetPayoff(b); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := solver.Solve(context.Background(), g, s, &solver.RegretMatching{}); err != nil {
+		t.Errorf("after a successful SetPayoff: %v", err)
 	}
 }

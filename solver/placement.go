@@ -34,7 +34,7 @@ func newPlacement(g *MatrixGame, be tensorops.Backend) (*placement, error) {
 	if err != nil {
 		return nil, fmt.Errorf("solver: %w", err)
 	}
-	pl := &placement{g: g, be: be, a: a, unit: unitOf(g.maxAbs), owned: []any{a}}
+	pl := &placement{g: g, be: be, a: a, unit: g.unitOf(g.maxAbs), owned: []any{a}}
 	for k := range 2 {
 		if err := pl.placeBlock(k); err != nil {
 			pl.free()

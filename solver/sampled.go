@@ -48,7 +48,8 @@ type SampledGame struct {
 	Seed uint64
 	// Transposed makes the oracle read its sampled columns from a
 	// transposed copy of A, made on the first solve (not counted in
-	// Stats.Runtime) and taking as much memory as A. A sampled column is
+	// Stats.Runtime), again on the first solve after each SetPayoff, and
+	// taking as much memory as A. A sampled column is
 	// then a contiguous row of Aᵀ; without the copy it is gathered from
 	// every row of A, one cache line (often one page) per entry: on a
 	// 20000×20000 float64 game with b = 256 an iteration took 143 ms that

@@ -601,6 +601,35 @@ func TestExtremeScales(t *testing.T) {
 	}
 }
 
+// TestUserStepScales: a step given by the user is in the payoffs' units,
+// whatever unit the solver works in inside, so a game and its copy scaled by
+// a power of two s (exactly: the solver's unit is a power of two), solved
+// with steps scaled by 1/s, take the same iterations and steps.
+func TestUserStepScales(t *testing.T) {
+	// Entries in (−2, 2), max |A_ij| in [1, 2): the range unitOf brings
+	// the scaled copies to.
+	d := uniformGame(15, 30, 20, -1, 1).Data().([]float64)
+	a := dense(30, 20, func(i, j int) float64 { return 2 * d[i*20+j] })
+	rules := []struct {
+		name string
+		rule func(s float64) solver.StepRule
+	}{
+		{"constant", func(s float64) solver.StepRule { return &solver.Constant{Eta: 0.5 / s} }},
+		{"adaprox", func(s float64) solver.StepRule { return &solver.AdaProx{Gamma0: 0.5 / s} }},
+	}
+	for _, r := range rules {
+		ref := solveWith(t, a, &solver.MirrorProx{Rule: r.rule(1)}, &solver.Settings{RelGap: 1e-3, MaxIterations: 5000})
+		for _, s := range []float64{math.Ldexp(1, -1000), math.Ldexp(1, 1000)} {
+			b := dense(30, 20, func(i, j int) float64 { return 2 * s * d[i*20+j] })
+			res := solveWith(t, b, &solver.MirrorProx{Rule: r.rule(s)}, &solver.Settings{RelGap: 1e-3, MaxIterations: 5000})
+			if res.Status != ref.Status || res.Iterations != ref.Iterations || math.Abs(res.Step*s-ref.Step) > 1e-12*ref.Step {
+				t.Errorf("%s at scale %g: %v after %d iterations, step %g; at scale 1: %v after %d, step %g",
+					r.name, s, res.Status, res.Iterations, res.Step*s, ref.Status, ref.Iterations, ref.Step)
+			}
+		}
+	}
+}
+
 // naiveBracketScaled is the value bracket of a result by a double loop,
 // with products formed after dividing A by its largest entry, so that
 // subnormal entries keep their precision.
@@ -652,14 +681,45 @@ func TestConvergedMeansCertified(t *testing.T) {
 		if err := g.Place(cpu); err != nil {
 			t.Fatal(err)
 		}
-		res, err := solver.Solve(context.Background(), g, &solver.Settings{RelGap: 1e-15, MaxIterations: 60000}, &solver.OMWU{})
-		g.Close()
-		cpu.Close()
+		var first firstMet
+		res, err := solver.Solve(context.Background(), g, &solver.Settings{RelGap: 1e-15, MaxIterations: 60000, Recorder: &first}, &solver.OMWU{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if res.Status == solver.Converged && res.RelGap > 1e-15 {
 			t.Errorf("seed %d: converged with relative gap %g", seed, res.RelGap)
 		}
+		// Iterating on past a rejected fresh certificate respects the
+		// limits: with them set at the iteration where the running
+		// certificate first met the target, the run ends there.
+		if first.rec.Iteration == 0 || first.rec.Iteration == res.Iterations {
+			t.Fatalf("seed %d: the fresh certificate no longer disagrees (met at %d, ended at %d): pick another game", seed, first.rec.Iteration, res.Iterations)
+		}
+		for _, lim := range []solver.Settings{{MaxIterations: first.rec.Iteration}, {MaxEvaluations: first.rec.Evaluations}} {
+			lim.RelGap = 1e-15
+			res, err := solver.Solve(context.Background(), g, &lim, &solver.OMWU{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Status == solver.Converged || res.Iterations > first.rec.Iteration || res.Evaluations > first.rec.Evaluations {
+				t.Errorf("seed %d, limits %d iterations, %d evaluations: %v after %d iterations, %d evaluations",
+					seed, lim.MaxIterations, lim.MaxEvaluations, res.Status, res.Iterations, res.Evaluations)
+			}
+		}
+		g.Close()
+		cpu.Close()
 	}
+}
+
+// firstMet keeps the first record whose certified relative gap is at most
+// 1e-15.
+type firstMet struct{ rec solver.Record }
+
+func (f *firstMet) Init(*solver.Info) error { return nil }
+
+func (f *firstMet) Record(r *solver.Record) error {
+	if f.rec.Iteration == 0 && r.RelGap <= 1e-15 {
+		f.rec = *r
+	}
+	return nil
 }

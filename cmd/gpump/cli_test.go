@@ -603,7 +603,9 @@ func TestSolveProblem(t *testing.T) {
 	for _, args := range [][]string{
 		{"--problem", "nosuch"}, {"--problem", "capacity", "--algo", "rm+"},
 		{"--problem", "capacity", "--gen", "uniform"}, {"--problem", "capacity", "--setup", "euclidean"},
-		{"--problem", "capacity", "--size", "-1"},
+		{"--problem", "capacity", "--size", "-1"}, {"--problem", "capacity", "--m", "10"},
+		{"--problem", "capacity", "--oracle", "sampled"}, {"--problem", "capacity", "--batch", "8"},
+		{"--problem", "capacity", "--threads", "1"}, {"--problem", "capacity", "--sample-transposed"},
 	} {
 		if code, _, stderr := gpump(t, append([]string{"solve", "-q"}, args...)...); code != exitError || strings.Count(stderr, "\n") != 1 {
 			t.Errorf("%v: exit %d, %q", args, code, stderr)

@@ -79,6 +79,7 @@ type knob struct {
 	boolean bool
 	methods []string
 	usages  []string // "methods: usage (default ...)"
+	def     string   // a boolean knob's default, shown by its flag
 }
 
 // methodKnobs lists the knobs of every method, in the order the methods
@@ -102,6 +103,10 @@ var methodKnobs = sync.OnceValue(func() []*knob {
 			}
 			kb.methods = append(kb.methods, name)
 			text := k.Usage + " (default " + k.Default + ")"
+			if k.Bool {
+				// The flag's own "(default: ...)" says it once.
+				text, kb.def = k.Usage, k.Default
+			}
 			key := k.Name + "\x00" + text
 			if texts[key] == nil {
 				kb.usages = append(kb.usages, text)
@@ -151,7 +156,7 @@ func knobFlags() []cli.Flag {
 	for _, k := range methodKnobs() {
 		usage := strings.Join(k.usages, "; ")
 		if k.boolean {
-			flags = append(flags, &cli.BoolFlag{Name: k.name, Usage: usage})
+			flags = append(flags, &cli.BoolFlag{Name: k.name, Usage: usage, DefaultText: k.def})
 		} else {
 			flags = append(flags, &cli.StringFlag{Name: k.name, Usage: usage})
 		}

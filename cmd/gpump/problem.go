@@ -61,8 +61,14 @@ func checkProblemFlags(c flagGetter, args []string) error {
 	if len(args) > 0 {
 		return errors.New("give a payoff file or --problem, not both")
 	}
-	for _, name := range append([]string{"gen", "format", "key", "mmap", "precision", "setup", "strategies"}, genKeys[1:]...) {
-		if explicit(c, name) && (name != "seed") {
+	// A problem runs in Go on the host, one thread, with the exact
+	// operator: the flags of the matrix reader, the generators (but
+	// --seed, which seeds a random problem), the game's backend and the
+	// sampled oracle would be ignored, so they are refused.
+	gameOnly := []string{"gen", "format", "key", "mmap", "precision", "setup", "strategies",
+		"threads", "oracle", "batch", "gap-every", "oracle-seed", "sample-transposed"}
+	for _, name := range append(gameOnly, genKeys...) {
+		if explicit(c, name) && name != "seed" {
 			return fmt.Errorf("--%s applies to matrix games, not to --problem", name)
 		}
 	}
