@@ -32,9 +32,9 @@ func TestBench(t *testing.T) {
 				t.Errorf("%s: non-positive or infinite measurement in %+v", c.name, *r)
 			}
 		}
-		if !(r.IterationSeconds > r.OperatorSeconds) {
-			t.Errorf("%s: an iteration (%g s) is not slower than an operator evaluation (%g s)", c.name, r.IterationSeconds, r.OperatorSeconds)
-		}
+		// No comparison of the two timings: on a loaded machine an
+		// iteration (two evaluations) once measured faster than one
+		// evaluation timed before it.
 		if g := float64(r.BytesPerOperator) / r.OperatorSeconds / 1e9; math.Abs(g-r.OperatorGBs) > 1e-9*g {
 			t.Errorf("%s: OperatorGBs %g, want %g", c.name, r.OperatorGBs, g)
 		}
