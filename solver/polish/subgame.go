@@ -69,6 +69,8 @@ type subWork struct {
 	xr, yr     []float64 // the base: raw equalizer solution, scattered (may be negative)
 	pxr, pyr   []float64 // the proposal's raw solution
 	pr, pc     []float64 // the proposal's products
+	ix, iy     []float64 // the interior point's pair
+	spread     float64   // max B − min B
 	bx, by     []float64 // best clipped pair so far
 	score      []float64 // active-set scores, rows then columns
 	inI, inJ   []bool
@@ -107,6 +109,7 @@ func (s *Subgame) Solve(x, y, a []float64, k, l int) (SubgameResult, error) {
 	}
 	w := &s.w
 	w.reset(k, l)
+	w.spread = slices.Max(a) - slices.Min(a)
 	normalize(x)
 	normalize(y)
 	copy(w.bx, x)
@@ -123,7 +126,7 @@ func (s *Subgame) Solve(x, y, a []float64, k, l int) (SubgameResult, error) {
 			break
 		}
 		res.Interior = true
-		ipx, ipy := w.xr, w.yr // free until the next activeSet
+		ipx, ipy := w.ix, w.iy
 		w.interior(ipx, ipy, a, k, l, stop)
 		if g := w.check(a, k, l, ipx, ipy); g < best {
 			best = g
@@ -134,6 +137,16 @@ func (s *Subgame) Solve(x, y, a []float64, k, l int) (SubgameResult, error) {
 		copy(y, ipy)
 		if best > tol {
 			res.Rounds += w.activeSet(a, k, l, x, y, tol, maxRounds, &best)
+		}
+		if best > tol {
+			copy(x, ipx)
+			copy(y, ipy)
+			w.project(a, k, l, x, y, tol)
+			if g := w.check(a, k, l, x, y); g < best {
+				best = g
+				copy(w.bx, x)
+				copy(w.by, y)
+			}
 		}
 	}
 	copy(x, w.bx)
@@ -165,6 +178,7 @@ func (w *subWork) reset(k, l int) {
 	w.yr = grow(w.yr, l)
 	w.pxr, w.pyr = grow(w.pxr, k), grow(w.pyr, l)
 	w.pr, w.pc = grow(w.pr, k), grow(w.pc, l)
+	w.ix, w.iy = grow(w.ix, k), grow(w.iy, l)
 	w.bx = grow(w.bx, k)
 	w.by = grow(w.by, l)
 	w.score = grow(w.score, k+l)
@@ -307,7 +321,8 @@ func (w *subWork) gapOf(a []float64, k, l int, x, y []float64) float64 {
 // pair w.xr, w.yr on the sets marked in w.inI, w.inJ, its products w.r,
 // w.c and value v. Rows and columns are scored scale-free: a weight
 // relative to the largest weight, a payoff's distance from v relative to
-// the spread of the payoffs. Without a base support (the first proposal)
+// the spread of the game's entries (not of the payoffs: when every row is
+// in the support their payoffs differ only by the gap). Without a base support (the first proposal)
 // every row is scored by weight minus slack, which separates the support
 // of an approximate equilibrium from the rest (on the support the slack is
 // about the gap, off it the weight is), and the positive scores are the
@@ -321,8 +336,8 @@ func (w *subWork) selectSets(k, l int, v, tol, frac float64) int {
 	first := !slices.Contains(w.inI, true)
 	fx := 1 / math.Max(slices.Max(w.xr), math.SmallestNonzeroFloat64)
 	fy := 1 / math.Max(slices.Max(w.yr), math.SmallestNonzeroFloat64)
-	gx := 1 / math.Max(slices.Max(w.r)-slices.Min(w.r), tol)
-	gy := 1 / math.Max(slices.Max(w.c)-slices.Min(w.c), tol)
+	gx := 1 / math.Max(w.spread, tol)
+	gy := gx
 	sr, sc := w.score[:k], w.score[k:k+l]
 	w.I, w.J, w.tmp = w.I[:0], w.J[:0], w.tmp[:0]
 	for i := range k {
