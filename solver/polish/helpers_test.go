@@ -42,19 +42,17 @@ func lpValue(t testing.TB, a []float64, k, l int) float64 {
 
 // Game generators, seeded with PCG.
 func uniformGame(m, n int, seed uint64) []float64 {
-	r := rand.New(rand.NewPCG(seed, 0))
-	a := make([]float64, m*n)
-	for i := range a {
-		a[i] = r.Float64()
-	}
-	return a
+	return randomGame(m, n, rand.New(rand.NewPCG(seed, 0)).Float64)
 }
 
 func gaussianGame(m, n int, seed uint64) []float64 {
-	r := rand.New(rand.NewPCG(seed, 1))
+	return randomGame(m, n, rand.New(rand.NewPCG(seed, 1)).NormFloat64)
+}
+
+func randomGame(m, n int, draw func() float64) []float64 {
 	a := make([]float64, m*n)
 	for i := range a {
-		a[i] = r.NormFloat64()
+		a[i] = draw()
 	}
 	return a
 }

@@ -109,7 +109,8 @@ type Result struct {
 // the subgame with rows that the next round no longer violates, adding one
 // at a time costs a pass and a solve per row.
 //
-// A canceled context returns the best pair so far with the context's error.
+// A canceled context returns the best pair so far with the context's error
+// (the uncertified start, Gap +Inf, if no pass finished).
 func Polish(ctx context.Context, g Game, p, q []float64, opt *Options) (Result, error) {
 	start := time.Now()
 	var o Options
@@ -164,14 +165,21 @@ func Polish(ctx context.Context, g Game, p, q []float64, opt *Options) (Result, 
 		}
 		res.Stats.Passes++
 		hi, lo := slices.Max(w.aq), slices.Min(w.atp)
-		if res.Stats.Passes == 1 || hi-lo < res.Gap {
+		if hi-lo < res.Gap {
 			res.Upper, res.Lower, res.Gap = hi, lo, hi-lo
 			copy(res.P, w.p)
 			copy(res.Q, w.q)
 		}
 		return nil
 	}
+	// Until the first pass the best pair is the uncertified start.
+	copy(res.P, w.p)
+	copy(res.Q, w.q)
+	res.Gap, res.Upper, res.Lower = math.Inf(1), math.Inf(1), math.Inf(-1)
 	if err := certify(); err != nil {
+		if ctx.Err() != nil {
+			return finish(Canceled, fmt.Errorf("polish: %w", err))
+		}
 		return finish(0, fmt.Errorf("polish: %w", err))
 	}
 	// The first restriction.

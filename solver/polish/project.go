@@ -1,7 +1,6 @@
 package polish
 
 import (
-
 	"gonum.org/v1/gonum/mat"
 )
 

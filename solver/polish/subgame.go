@@ -334,50 +334,37 @@ func (w *subWork) gapOf(a []float64, k, l int, x, y []float64) float64 {
 // number of exchanges applied.
 func (w *subWork) selectSets(k, l int, v, tol, frac float64) int {
 	first := !slices.Contains(w.inI, true)
-	fx := 1 / math.Max(slices.Max(w.xr), math.SmallestNonzeroFloat64)
-	fy := 1 / math.Max(slices.Max(w.yr), math.SmallestNonzeroFloat64)
-	gx := 1 / math.Max(w.spread, tol)
-	gy := gx
+	g := 1 / math.Max(w.spread, tol)
 	sr, sc := w.score[:k], w.score[k:k+l]
-	w.I, w.J, w.tmp = w.I[:0], w.J[:0], w.tmp[:0]
-	for i := range k {
-		d := w.r[i] - v
-		switch {
-		case first:
-			sr[i] = fx*w.xr[i] + gx*d
-		case w.inI[i]:
-			sr[i] = fx * w.xr[i]
-		case d > tol/2:
-			sr[i] = gx * d
-		default:
-			sr[i] = -1
+	w.tmp = w.tmp[:0]
+	// score fills one side: weights wt, members in, payoff advantages
+	// sign·(pay − v); off is the offset of its indices in w.tmp.
+	score := func(dst, wt, pay []float64, in []bool, sign float64, set []int, off int) []int {
+		f := 1 / math.Max(slices.Max(wt), math.SmallestNonzeroFloat64)
+		set = set[:0]
+		for i := range dst {
+			d := sign * (pay[i] - v)
+			switch {
+			case first:
+				dst[i] = f*wt[i] + g*d
+			case in[i]:
+				dst[i] = f * wt[i]
+			case d > tol/2:
+				dst[i] = g * d
+			default:
+				dst[i] = -1
+			}
+			if dst[i] > 0 && (first || in[i]) {
+				set = append(set, i)
+			}
+			if !first && in[i] != (dst[i] > 0) {
+				w.tmp = append(w.tmp, off+i)
+			}
 		}
-		if first && sr[i] > 0 || !first && w.inI[i] && sr[i] > 0 {
-			w.I = append(w.I, i)
-		}
-		if !first && (w.inI[i] != (sr[i] > 0)) {
-			w.tmp = append(w.tmp, i)
-		}
+		return set
 	}
-	for j := range l {
-		d := v - w.c[j]
-		switch {
-		case first:
-			sc[j] = fy*w.yr[j] + gy*d
-		case w.inJ[j]:
-			sc[j] = fy * w.yr[j]
-		case d > tol/2:
-			sc[j] = gy * d
-		default:
-			sc[j] = -1
-		}
-		if first && sc[j] > 0 || !first && w.inJ[j] && sc[j] > 0 {
-			w.J = append(w.J, j)
-		}
-		if !first && (w.inJ[j] != (sc[j] > 0)) {
-			w.tmp = append(w.tmp, k+j)
-		}
-	}
+	w.I = score(sr, w.xr, w.r, w.inI, 1, w.I, 0)
+	w.J = score(sc, w.yr, w.c, w.inJ, -1, w.J, k)
 	changes := 0
 	if !first {
 		// The exchanges, most important first; then the base's dropped
