@@ -1,0 +1,133 @@
+package polish
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+)
+
+func TestPolishFamilies(t *testing.T) {
+	cases := []struct {
+		name string
+		m, n int
+		gen  func(m, n int, seed uint64) []float64
+		rm   int // RM+ iterations for the start; 0: uniform start
+	}{
+		{"uniform", 200, 200, uniformGame, 100},
+		{"uniform from uniform point", 200, 250, uniformGame, 0},
+		{"gaussian", 200, 180, gaussianGame, 100},
+		{"rank-1 plus noise", 200, 200, rank1Game, 100},
+		{"cyclic", 200, 200, cyclicGame, 100},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			a := c.gen(c.m, c.n, 5)
+			var p, q []float64
+			if c.rm > 0 {
+				p, q = rmPlus(a, c.m, c.n, c.rm)
+			}
+			g := &Dense{M: c.m, N: c.n, A: a}
+			res, err := Polish(context.Background(), g, p, q, &Options{RelGap: 1e-12})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Status != Converged || !(res.RelGap <= 1e-12) {
+				t.Fatalf("status %v, relative gap %.3g", res.Status, res.RelGap)
+			}
+			// The certificate is the full game's, recomputed here.
+			lo, hi := gameGap(a, c.m, c.n, res.P, res.Q)
+			if hi-lo > 1e-12*g.MaxAbs() || lo != res.Lower || hi != res.Upper {
+				t.Errorf("recomputed bracket [%.17g, %.17g], reported [%.17g, %.17g]", lo, hi, res.Lower, res.Upper)
+			}
+			v := lpValue(t, a, c.m, c.n)
+			if v < lo-1e-9 || v > hi+1e-9 {
+				t.Errorf("bracket [%.15g, %.15g] misses the LP value %.15g", lo, hi, v)
+			}
+			if res.Stats.Passes != res.Stats.Solves+1 || len(res.Stats.Sizes) != res.Stats.Solves {
+				t.Errorf("stats %+v", res.Stats)
+			}
+		})
+	}
+}
+
+// TestPolishWrongStart starts from pure strategies off the equilibrium's
+// supports: the first restriction is then mostly best responses, and the
+// loop must grow it.
+func TestPolishWrongStart(t *testing.T) {
+	const n = 150
+	a := uniformGame(n, n, 9)
+	var s Subgame
+	x, y := make([]float64, n), make([]float64, n)
+	if _, err := s.Solve(x, y, a, n, n); err != nil {
+		t.Fatal(err)
+	}
+	p, q := make([]float64, n), make([]float64, n)
+	for i := range x {
+		if x[i] == 0 {
+			p[i] = 1
+			break
+		}
+	}
+	for j := range y {
+		if y[j] == 0 {
+			q[j] = 1
+			break
+		}
+	}
+	res, err := Polish(context.Background(), &Dense{M: n, N: n, A: a}, p, q, &Options{Support: 0.5})
+	if err != nil || res.Status != Converged || res.RelGap > 1e-12 {
+		t.Fatalf("status %v, relative gap %.3g, err %v, stats %+v", res.Status, res.RelGap, err, res.Stats)
+	}
+}
+
+func TestPolishCanceled(t *testing.T) {
+	const n = 100
+	a := uniformGame(n, n, 3)
+	p, q := rmPlus(a, n, n, 20)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err := Polish(ctx, &Dense{M: n, N: n, A: a}, p, q, nil)
+	if !errors.Is(err, context.Canceled) || res.Status != Canceled {
+		t.Fatalf("status %v, err %v", res.Status, err)
+	}
+}
+
+func TestPolishRoundLimit(t *testing.T) {
+	const n = 200
+	a := uniformGame(n, n, 4)
+	p, q := rmPlus(a, n, n, 50)
+	lo, hi := gameGap(a, n, n, p, q)
+	// Support 1 keeps only the best responses, so one round cannot finish.
+	res, err := Polish(context.Background(), &Dense{M: n, N: n, A: a}, p, q, &Options{MaxRounds: 1, Support: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status == RoundLimit && res.Gap > hi-lo {
+		t.Errorf("best certified gap %.3g worse than the start's %.3g", res.Gap, hi-lo)
+	}
+	if res.Stats.Solves > 1 {
+		t.Errorf("%d solves with MaxRounds 1", res.Stats.Solves)
+	}
+}
+
+func TestPolishErrors(t *testing.T) {
+	g := &Dense{M: 2, N: 2, A: []float64{1, 0, 0, 1}}
+	if _, err := Polish(context.Background(), g, make([]float64, 3), nil, nil); err == nil {
+		t.Error("wrong length: no error")
+	}
+	if _, err := Polish(context.Background(), &Dense{}, nil, nil, nil); err == nil {
+		t.Error("empty game: no error")
+	}
+}
+
+func ExamplePolish() {
+	g := &Dense{M: 3, N: 3, A: []float64{0, -1, 2, 1, 0, -1, -1, 1, 0}}
+	res, err := Polish(context.Background(), g, nil, nil, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%v: value in [%.4f, %.4f], p = %.4f\n", res.Status, res.Lower, res.Upper, res.P)
+	// Output: converged: value in [0.0833, 0.0833], p = [0.2500 0.4167 0.3333]
+}

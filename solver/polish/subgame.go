@@ -1,0 +1,667 @@
+package polish
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack"
+	"gonum.org/v1/gonum/lapack/gonum"
+)
+
+// ErrInexact reports that a subgame solve stopped above its tolerance; the
+// strategies returned with it are the best pair found.
+var ErrInexact = errors.New("polish: subgame not solved to tolerance")
+
+// Subgame solves dense matrix games exactly, in float64. Its zero value is
+// ready to use; it keeps its work space between calls, so one Subgame must
+// not be used by two goroutines at once.
+//
+// The method is an active-set (primal-dual active set, i.e. semismooth
+// Newton) iteration on the equilibrium's complementarity conditions. A
+// guess of the supports I (rows) and J (columns), |I| = |J|, gives the
+// equalizer system
+//
+//	B[I,J] y = v·1, 1ᵀy = 1    and    B[I,J]ᵀ x = v·1, 1ᵀx = 1,
+//
+// one (|I|+1)-square matrix and its transpose, factored once by LU with two
+// steps of iterative refinement each. Rows with negative weight leave the
+// support, rows whose payoff beats the value join it (the same for
+// columns), and the sets are trimmed to equal size by the same score; at an
+// exact solution the sets stop changing. A nondegenerate game's equilibrium
+// is exactly such a square, nonsingular system, so from a good guess (the
+// supports of a first-order method's point) a few LU factorizations of the
+// support's size finish the job: the cost is that of the factorizations,
+// not of a general LP. A singular system (duplicated or dependent rows and
+// columns, degenerate games) is reduced by QR with column pivoting to an
+// independent square subsystem, which a degenerate game's extreme
+// equilibria always have. If the iteration revisits a support pair or runs
+// out of rounds, a dense primal-dual interior point method (Mehrotra's
+// predictor-corrector on the game's LP) finds a central solution, and the
+// active-set iteration restarts from its well separated support.
+type Subgame struct {
+	// Tol is the gap, relative to max|B_ij|, at which a pair counts as an
+	// exact equilibrium; 0 means 1e-13.
+	Tol float64
+	// MaxRounds bounds the active-set rounds of one attempt (two attempts
+	// at most: from the guess and from the interior point); 0 means 60.
+	MaxRounds int
+
+	w subWork
+}
+
+// SubgameResult describes a subgame solve.
+type SubgameResult struct {
+	Value        float64 // xᵀBy
+	Lower, Upper float64 // min_j (Bᵀx)_j and max_i (By)_i: they bracket the game's value
+	Gap          float64 // Upper − Lower
+	Rounds       int     // equalizer systems solved
+	Interior     bool    // the interior-point fallback ran
+	Rows, Cols   int     // support sizes of x and y
+}
+
+// subWork is the reusable work space of Subgame.
+type subWork struct {
+	r, c       []float64 // B y and Bᵀx
+	xr, yr     []float64 // the base: raw equalizer solution, scattered (may be negative)
+	pxr, pyr   []float64 // the proposal's raw solution
+	pr, pc     []float64 // the proposal's products
+	ix, iy     []float64 // the interior point's pair
+	spread     float64   // max B − min B
+	bx, by     []float64 // best clipped pair so far
+	score      []float64 // active-set scores, rows then columns
+	inI, inJ   []bool
+	I, J, tmp  []int
+	seen       []uint64
+	keyR, keyC []uint64
+	eq         eqWork
+	ip         ipWork
+}
+
+// Solve computes an equilibrium of the k×l game a (row-major, float64). x
+// (length k) and y (length l) hold on entry a starting guess (all zeros for
+// none; negative entries count as zero) and on return the equilibrium
+// strategies. The error wraps ErrInexact if the pair returned is not exact
+// to s.Tol.
+func (s *Subgame) Solve(x, y, a []float64, k, l int) (SubgameResult, error) {
+	var res SubgameResult
+	if k < 1 || l < 1 || len(a) != k*l || len(x) != k || len(y) != l {
+		return res, fmt.Errorf("polish: subgame of %d×%d with %d entries and strategies of length %d, %d", k, l, len(a), len(x), len(y))
+	}
+	scale := 0.0
+	for _, v := range a {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return res, fmt.Errorf("polish: subgame entry %v is not finite", v)
+		}
+		scale = math.Max(scale, math.Abs(v))
+	}
+	tol := s.Tol
+	if tol <= 0 {
+		tol = 1e-13
+	}
+	tol *= math.Max(scale, math.SmallestNonzeroFloat64)
+	maxRounds := s.MaxRounds
+	if maxRounds <= 0 {
+		maxRounds = 60
+	}
+	w := &s.w
+	w.reset(k, l)
+	w.spread = slices.Max(a) - slices.Min(a)
+	normalize(x)
+	normalize(y)
+	copy(w.bx, x)
+	copy(w.by, y)
+	best := w.check(a, k, l, x, y)
+	res.Gap = best
+	if best > tol {
+		res.Rounds = w.activeSet(a, k, l, x, y, tol, maxRounds, &best)
+	}
+	// The interior point stops early (the equalizer finishes from its well
+	// separated support); only if that fails does it run to the tolerance.
+	for _, stop := range []float64{math.Max(tol, 1e-9*scale), tol} {
+		if best <= tol {
+			break
+		}
+		res.Interior = true
+		ipx, ipy := w.ix, w.iy
+		w.interior(ipx, ipy, a, k, l, stop)
+		if g := w.check(a, k, l, ipx, ipy); g < best {
+			best = g
+			copy(w.bx, ipx)
+			copy(w.by, ipy)
+		}
+		copy(x, ipx)
+		copy(y, ipy)
+		if best > tol {
+			res.Rounds += w.activeSet(a, k, l, x, y, tol, maxRounds, &best)
+		}
+		if best > tol {
+			copy(x, ipx)
+			copy(y, ipy)
+			w.project(a, k, l, x, y, tol)
+			if g := w.check(a, k, l, x, y); g < best {
+				best = g
+				copy(w.bx, x)
+				copy(w.by, y)
+			}
+		}
+	}
+	copy(x, w.bx)
+	copy(y, w.by)
+	res.Gap = w.check(a, k, l, x, y)
+	res.Upper, res.Lower = slices.Max(w.r), slices.Min(w.c)
+	res.Value = blas64.Dot(blas64.Vector{N: k, Inc: 1, Data: x}, blas64.Vector{N: k, Inc: 1, Data: w.r})
+	for _, v := range x {
+		if v > 0 {
+			res.Rows++
+		}
+	}
+	for _, v := range y {
+		if v > 0 {
+			res.Cols++
+		}
+	}
+	if res.Gap > tol {
+		return res, fmt.Errorf("%w: gap %.3g of max|B| (tolerance %.3g)", ErrInexact, res.Gap/math.Max(scale, math.SmallestNonzeroFloat64), tol/math.Max(scale, math.SmallestNonzeroFloat64))
+	}
+	return res, nil
+}
+
+// reset sizes the work space for a k×l game, reusing its memory.
+func (w *subWork) reset(k, l int) {
+	w.r = grow(w.r, k)
+	w.c = grow(w.c, l)
+	w.xr = grow(w.xr, k)
+	w.yr = grow(w.yr, l)
+	w.pxr, w.pyr = grow(w.pxr, k), grow(w.pyr, l)
+	w.pr, w.pc = grow(w.pr, k), grow(w.pc, l)
+	w.ix, w.iy = grow(w.ix, k), grow(w.iy, l)
+	w.bx = grow(w.bx, k)
+	w.by = grow(w.by, l)
+	w.score = grow(w.score, k+l)
+	w.inI = growBool(w.inI, k)
+	w.inJ = growBool(w.inJ, l)
+	if len(w.keyR) < k || len(w.keyC) < l {
+		// Zobrist keys to recognize a support pair seen before; a fixed
+		// sequence keeps solves reproducible.
+		w.keyR, w.keyC = zobrist(max(k, len(w.keyR)), 1), zobrist(max(l, len(w.keyC)), 2)
+	}
+}
+
+// check computes r = By and c = Bᵀx and returns the gap max r − min c.
+func (w *subWork) check(a []float64, k, l int, x, y []float64) float64 {
+	mulBoth(a, k, l, x, y, w.r, w.c)
+	return slices.Max(w.r) - slices.Min(w.c)
+}
+
+// activeSet runs the active-set iteration from the pair (x, y), keeping the
+// best clipped pair in w.bx, w.by and its gap in *best. It returns the
+// number of equalizer systems solved.
+//
+// Exchanging every wrong row and column at once (plain primal-dual active
+// set) diverges on random games from a first-order method's point: the
+// equalizer of a wrong support is far off, and the next guess made from it
+// is worse. So a proposal is accepted only if its clipped pair's gap beats
+// the current base's; otherwise the same base is retried with only the
+// most important quarter of the exchanges (a trust region on the number of
+// exchanges), which grows back after each success. A single exchange that
+// fails, or a support pair seen before, ends the attempt.
+func (w *subWork) activeSet(a []float64, k, l int, x, y []float64, tol float64, maxRounds int, best *float64) int {
+	clear(w.inI)
+	clear(w.inJ)
+	w.seen = w.seen[:0]
+	// The base: the guess, scored by weights and payoffs together.
+	copy(w.xr, x)
+	copy(w.yr, y)
+	mulBoth(a, k, l, x, y, w.r, w.c)
+	v := blas64.Dot(vec(x), vec(w.r))
+	baseGap := math.Inf(1)
+	frac := 1.0
+	rounds := 0
+	for rounds < maxRounds {
+		changes := w.selectSets(k, l, v, tol, frac)
+		h := uint64(0)
+		for _, i := range w.I {
+			h ^= w.keyR[i]
+		}
+		for _, j := range w.J {
+			h ^= w.keyC[j]
+		}
+		if slices.Contains(w.seen, h) {
+			if changes <= 1 {
+				break
+			}
+			frac /= 4
+			continue
+		}
+		w.seen = append(w.seen, h)
+		rounds++
+		var ok bool
+		var pv float64
+		w.I, w.J, pv, ok = w.eq.solve(a, l, w.I, w.J)
+		if !ok {
+			if changes <= 1 {
+				break
+			}
+			frac /= 4
+			continue
+		}
+		clear(w.pxr)
+		clear(w.pyr)
+		for t, i := range w.I {
+			w.pxr[i] = w.eq.x[t]
+		}
+		for t, j := range w.J {
+			w.pyr[j] = w.eq.y[t]
+		}
+		mulBoth(a, k, l, w.pxr, w.pyr, w.pr, w.pc)
+		copy(x, w.pxr)
+		copy(y, w.pyr)
+		normalize(x)
+		normalize(y)
+		g := w.gapOf(a, k, l, x, y)
+		if g < *best {
+			*best = g
+			copy(w.bx, x)
+			copy(w.by, y)
+		}
+		if g <= tol {
+			break
+		}
+		if g >= baseGap {
+			if changes <= 1 {
+				break
+			}
+			frac /= 4
+			continue
+		}
+		// Accept: the proposal becomes the base.
+		baseGap, v = g, pv
+		w.xr, w.pxr = w.pxr, w.xr
+		w.yr, w.pyr = w.pyr, w.yr
+		w.r, w.pr = w.pr, w.r
+		w.c, w.pc = w.pc, w.c
+		clear(w.inI)
+		clear(w.inJ)
+		for _, i := range w.I {
+			w.inI[i] = true
+		}
+		for _, j := range w.J {
+			w.inJ[j] = true
+		}
+		frac = math.Min(1, 4*frac)
+	}
+	return rounds
+}
+
+// gapOf returns the gap of (x, y) without disturbing w.r and w.c.
+func (w *subWork) gapOf(a []float64, k, l int, x, y []float64) float64 {
+	hi, lo := math.Inf(-1), math.Inf(1)
+	for i := range k {
+		hi = math.Max(hi, dot(a[i*l:(i+1)*l], y))
+	}
+	// Bᵀx column by column would stride through a; accumulate rows instead.
+	c := w.score[k : k+l]
+	clear(c)
+	for i, xi := range x {
+		if xi != 0 {
+			axpy(c, xi, a[i*l:(i+1)*l])
+		}
+	}
+	for _, v := range c {
+		lo = math.Min(lo, v)
+	}
+	return hi - lo
+}
+
+// selectSets proposes the next support pair I, J from the base: the raw
+// pair w.xr, w.yr on the sets marked in w.inI, w.inJ, its products w.r,
+// w.c and value v. Rows and columns are scored scale-free: a weight
+// relative to the largest weight, a payoff's distance from v relative to
+// the spread of the game's entries (not of the payoffs: when every row is
+// in the support their payoffs differ only by the gap). Without a base support (the first proposal)
+// every row is scored by weight minus slack, which separates the support
+// of an approximate equilibrium from the rest (on the support the slack is
+// about the gap, off it the weight is), and the positive scores are the
+// proposal. With a base support the exchanges are its members with
+// negative weight and the non-members whose payoff beats v by more than
+// half the tolerance (columns: falls below it); the fraction frac of them
+// with the largest scores (at least one) is applied. The larger set is then
+// trimmed to the size of the smaller by score. selectSets returns the
+// number of exchanges applied.
+func (w *subWork) selectSets(k, l int, v, tol, frac float64) int {
+	first := !slices.Contains(w.inI, true)
+	g := 1 / math.Max(w.spread, tol)
+	sr, sc := w.score[:k], w.score[k:k+l]
+	w.tmp = w.tmp[:0]
+	// score fills one side: weights wt, members in, payoff advantages
+	// sign·(pay − v); off is the offset of its indices in w.tmp.
+	score := func(dst, wt, pay []float64, in []bool, sign float64, set []int, off int) []int {
+		f := 1 / math.Max(slices.Max(wt), math.SmallestNonzeroFloat64)
+		set = set[:0]
+		for i := range dst {
+			d := sign * (pay[i] - v)
+			switch {
+			case first:
+				dst[i] = f*wt[i] + g*d
+			case in[i]:
+				dst[i] = f * wt[i]
+			case d > tol/2:
+				dst[i] = g * d
+			default:
+				dst[i] = -1
+			}
+			if dst[i] > 0 && (first || in[i]) {
+				set = append(set, i)
+			}
+			if !first && in[i] != (dst[i] > 0) {
+				w.tmp = append(w.tmp, off+i)
+			}
+		}
+		return set
+	}
+	w.I = score(sr, w.xr, w.r, w.inI, 1, w.I, 0)
+	w.J = score(sc, w.yr, w.c, w.inJ, -1, w.J, k)
+	changes := 0
+	if !first {
+		// The exchanges, most important first; then the base's dropped
+		// members beyond the fraction are kept and the additions beyond it
+		// left out.
+		slices.SortFunc(w.tmp, func(a, b int) int { return -cmpFloat(math.Abs(w.score[a]), math.Abs(w.score[b])) })
+		changes = max(1, int(math.Ceil(frac*float64(len(w.tmp)))))
+		changes = min(changes, len(w.tmp))
+		for _, e := range w.tmp[changes:] {
+			if e < k && w.inI[e] {
+				w.I = append(w.I, e)
+				sr[e] = 0 // kept, ranked last when trimming
+			} else if e >= k && w.inJ[e-k] {
+				w.J = append(w.J, e-k)
+				sc[e-k] = 0
+			}
+		}
+		for _, e := range w.tmp[:changes] {
+			if e < k && !w.inI[e] {
+				w.I = append(w.I, e)
+			} else if e >= k && !w.inJ[e-k] {
+				w.J = append(w.J, e-k)
+			}
+		}
+		slices.Sort(w.I)
+		slices.Sort(w.J)
+	}
+	if len(w.I) == 0 {
+		w.I = append(w.I, argmax(sr))
+	}
+	if len(w.J) == 0 {
+		w.J = append(w.J, argmax(sc))
+	}
+	n := min(len(w.I), len(w.J))
+	w.I = trim(w.I, sr, n)
+	w.J = trim(w.J, sc, n)
+	return changes
+}
+
+// trim keeps the n members of set with the highest scores, in index order.
+func trim(set []int, score []float64, n int) []int {
+	if len(set) == n {
+		return set
+	}
+	slices.SortFunc(set, func(a, b int) int { return -cmpFloat(score[a], score[b]) })
+	set = set[:n]
+	slices.Sort(set)
+	return set
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// eqWork solves the equalizer systems of a support pair.
+type eqWork struct {
+	m, mc  []float64 // LU factors and a copy of the matrix
+	ipiv   []int
+	x, y   []float64 // solutions: weights then the value
+	res    []float64
+	work   []float64
+	iwork  []int
+	tau    []float64
+	jpvt   []int
+	qr     []float64
+	impl   gonum.Implementation
+	rowTmp []int
+}
+
+// solve solves the equalizer systems on rows I and columns J of the game a
+// (l columns), |I| = |J|. If the system is singular it first reduces I and
+// J to an independent square subsystem. It returns the sets used, the
+// value, and false if no usable system was found; the weights are in e.x,
+// e.y.
+func (e *eqWork) solve(a []float64, l int, I, J []int) ([]int, []int, float64, bool) {
+	for attempt := 0; attempt < 2; attempt++ {
+		n := len(I)
+		N := n + 1
+		e.build(a, l, I, J)
+		e.ipiv = growInt(e.ipiv, N)
+		e.work = grow(e.work, 4*N)
+		e.iwork = growInt(e.iwork, N)
+		anorm := e.impl.Dlange(lapack.MaxColumnSum, N, N, e.m, N, e.work)
+		ok := e.impl.Dgetrf(N, N, e.m, N, e.ipiv)
+		if ok && e.impl.Dgecon(lapack.MaxColumnSum, N, e.m, N, anorm, e.work, e.iwork) > 1e-12 {
+			e.x = grow(e.x, N)
+			e.y = grow(e.y, N)
+			e.refined(e.y, blas.NoTrans, 1)
+			e.refined(e.x, blas.Trans, -1)
+			return I, J, e.y[n], true
+		}
+		if attempt == 1 || n == 0 {
+			break
+		}
+		I, J = e.reduce(I, J)
+	}
+	return I, J, 0, false
+}
+
+// build writes the equalizer matrix [B[I,J] −1; 1ᵀ 0] into e.m and e.mc.
+func (e *eqWork) build(a []float64, l int, I, J []int) {
+	n := len(I)
+	N := n + 1
+	e.m = grow(e.m, N*N)
+	e.mc = grow(e.mc, N*N)
+	for r, i := range I {
+		row, dst := a[i*l:(i+1)*l], e.mc[r*N:(r+1)*N]
+		for t, j := range J {
+			dst[t] = row[j]
+		}
+		dst[n] = -1
+	}
+	last := e.mc[n*N : N*N]
+	for t := range n {
+		last[t] = 1
+	}
+	last[n] = 0
+	copy(e.m, e.mc)
+}
+
+// refined solves M sol = sgn·e_N (or Mᵀ) with the LU factors in e.m and
+// two steps of iterative refinement against the copy e.mc: refinement in
+// working precision makes the solve backward stable component by
+// component, which the badly conditioned supports of random games need.
+func (e *eqWork) refined(sol []float64, t blas.Transpose, sgn float64) {
+	N := len(sol)
+	clear(sol)
+	sol[N-1] = sgn
+	e.impl.Dgetrs(t, N, 1, e.m, N, e.ipiv, sol, 1)
+	e.res = grow(e.res, N)
+	M := blas64.General{Rows: N, Cols: N, Stride: N, Data: e.mc}
+	for range 2 {
+		clear(e.res)
+		e.res[N-1] = sgn
+		blas64.Gemv(t, -1, M, blas64.Vector{N: N, Inc: 1, Data: sol}, 1, blas64.Vector{N: N, Inc: 1, Data: e.res})
+		e.impl.Dgetrs(t, N, 1, e.m, N, e.ipiv, e.res, 1)
+		for i, d := range e.res {
+			sol[i] += d
+		}
+	}
+}
+
+// reduce picks an independent square subsystem of a singular equalizer
+// matrix (in e.mc): QR with column pivoting chooses independent columns,
+// the value's column first, then QR with column pivoting of the transpose
+// of those columns chooses as many independent rows, the normalization row
+// first. The sets returned are the chosen rows and columns of the game.
+func (e *eqWork) reduce(I, J []int) ([]int, []int) {
+	n := len(I)
+	N := n + 1
+	// Columns: QR of e.mc with the value's column fixed in front.
+	e.qr = grow(e.qr, N*N)
+	copy(e.qr, e.mc)
+	e.jpvt = growInt(e.jpvt, N)
+	for i := range e.jpvt {
+		e.jpvt[i] = -1
+	}
+	e.jpvt[n] = 0
+	e.tau = grow(e.tau, N)
+	r := e.qrRank(N, N)
+	cols := slices.Clone(e.jpvt[:r])
+	// Rows: QR of the transpose of the chosen columns, normalization row fixed.
+	R := len(cols)
+	for c, jc := range cols {
+		for i := range N {
+			e.qr[c*N+i] = e.mc[i*N+jc]
+		}
+	}
+	for i := range N {
+		e.jpvt[i] = -1
+	}
+	e.jpvt[n] = 0
+	rr := e.qrRank(R, N)
+	rows := e.jpvt[:rr]
+	e.rowTmp = e.rowTmp[:0]
+	for _, i := range rows {
+		if i != n {
+			e.rowTmp = append(e.rowTmp, I[i])
+		}
+	}
+	var nJ []int
+	for _, j := range cols {
+		if j != n {
+			nJ = append(nJ, J[j])
+		}
+	}
+	m := min(len(e.rowTmp), len(nJ))
+	I = append(I[:0], e.rowTmp[:m]...)
+	J = append(J[:0], nJ[:m]...)
+	slices.Sort(I)
+	slices.Sort(J)
+	return I, J
+}
+
+// qrRank factors the rows×cols matrix in e.qr by QR with column pivoting
+// (pivots in e.jpvt) and returns its numerical rank.
+func (e *eqWork) qrRank(rows, cols int) int {
+	work := []float64{0}
+	e.impl.Dgeqp3(rows, cols, e.qr, cols, e.jpvt, e.tau[:min(rows, cols)], work, -1)
+	e.work = grow(e.work, int(work[0]))
+	e.impl.Dgeqp3(rows, cols, e.qr, cols, e.jpvt, e.tau[:min(rows, cols)], e.work, len(e.work))
+	r0 := math.Abs(e.qr[0])
+	r := 0
+	for r < min(rows, cols) && math.Abs(e.qr[r*cols+r]) > 1e-10*r0 {
+		r++
+	}
+	return r
+}
+
+// mulBoth computes r = a y and c = aᵀx for the k×l matrix a in one sweep.
+func mulBoth(a []float64, k, l int, x, y, r, c []float64) {
+	clear(c)
+	for i := range k {
+		row := a[i*l : (i+1)*l]
+		r[i] = dot(row, y)
+		if x[i] != 0 {
+			axpy(c, x[i], row)
+		}
+	}
+}
+
+func dot(a, b []float64) float64 {
+	return blas64.Dot(blas64.Vector{N: len(a), Inc: 1, Data: a}, blas64.Vector{N: len(a), Inc: 1, Data: b[:len(a)]})
+}
+
+func axpy(dst []float64, alpha float64, x []float64) {
+	blas64.Axpy(alpha, blas64.Vector{N: len(x), Inc: 1, Data: x}, blas64.Vector{N: len(x), Inc: 1, Data: dst[:len(x)]})
+}
+
+// normalize clips negative entries to zero and scales x to sum 1; an x
+// without positive entries becomes uniform.
+func normalize(x []float64) {
+	s := 0.0
+	for i, v := range x {
+		if !(v > 0) {
+			x[i] = 0
+		}
+		s += x[i]
+	}
+	if s == 0 {
+		for i := range x {
+			x[i] = 1 / float64(len(x))
+		}
+		return
+	}
+	for i := range x {
+		x[i] /= s
+	}
+}
+
+func argmax(x []float64) int {
+	b := 0
+	for i, v := range x {
+		if v > x[b] {
+			b = i
+		}
+	}
+	return b
+}
+
+// zobrist returns n pseudo-random keys from a fixed splitmix64 sequence.
+func zobrist(n int, seed uint64) []uint64 {
+	k := make([]uint64, n)
+	s := seed * 0x9e3779b97f4a7c15
+	for i := range k {
+		s += 0x9e3779b97f4a7c15
+		z := s
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+		z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+		k[i] = z ^ (z >> 31)
+	}
+	return k
+}
+
+func grow(s []float64, n int) []float64 {
+	if cap(s) < n {
+		return make([]float64, n)
+	}
+	return s[:n]
+}
+
+func growInt(s []int, n int) []int {
+	if cap(s) < n {
+		return make([]int, n)
+	}
+	return s[:n]
+}
+
+func growBool(s []bool, n int) []bool {
+	if cap(s) < n {
+		return make([]bool, n)
+	}
+	return s[:n]
+}
