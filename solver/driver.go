@@ -64,6 +64,9 @@ func SolveInto(ctx context.Context, dst *Result, p Problem, s *Settings, m Metho
 	if err := m.Uses(p); err != nil {
 		return err
 	}
+	if a, ok := m.(*Auto); ok {
+		return a.solveRoute(ctx, dst, p, s)
+	}
 	e, err := m.engine(p, s)
 	if err != nil {
 		return err
@@ -431,5 +434,5 @@ func (t *tracker) fill(dst *Result, st Status, final certificate, method string)
 	dst.Point, dst.ColumnPoint = t.bestKind[0], t.bestKind[1]
 	dst.Gap, dst.RelGap = final.gap/u, final.gap/t.sh.scale
 	dst.ValueLower, dst.ValueUpper = final.lower/u, final.upper/u
-	dst.Method, dst.Status, dst.Stats = method, st, t.stats
+	dst.Method, dst.Status, dst.Stats, dst.Route = method, st, t.stats, ""
 }

@@ -32,7 +32,7 @@ import (
 // since it comes back to a point the run itself reached, evaluates F there
 // and starts a new average; the step rule keeps its state.
 type MirrorProx struct {
-	// Rule is the step rule; nil means GAStochastic (DefaultMethodName).
+	// Rule is the step rule; nil means GAStochastic.
 	// A rule holds state: give each concurrent solve its own.
 	Rule StepRule
 	// Setup is the geometry of a game's strategy blocks: tensorops.Entropic
@@ -66,7 +66,7 @@ type AveragingPreferrer interface {
 // Name returns the step rule's name.
 func (m *MirrorProx) Name() string {
 	if m.Rule == nil {
-		return DefaultMethodName
+		return (&GAStochastic{}).Name()
 	}
 	return m.Rule.Name()
 }

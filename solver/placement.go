@@ -27,6 +27,7 @@ type placement struct {
 	sampled   [2]*mpEngine
 	rm        *rmEngine
 	omwu      *omwuEngine
+	polish    *polishGame
 }
 
 func newPlacement(g *MatrixGame, be tensorops.Backend) (*placement, error) {

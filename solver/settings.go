@@ -115,11 +115,14 @@ const (
 	// LastPoint is the last iterate (the extrapolated point x_t of
 	// mirror-prox, the current strategies of the other methods).
 	LastPoint
+	// PolishedPoint is the support crossover's exact solution of a
+	// subgame, lifted to the full game (Auto).
+	PolishedPoint
 )
 
-var pointNames = [...]string{"start", "average", "last"}
+var pointNames = [...]string{"start", "average", "last", "polished"}
 
-// String returns "start", "average" or "last".
+// String returns "start", "average", "last" or "polished".
 func (k PointKind) String() string {
 	if k >= 0 && int(k) < len(pointNames) {
 		return pointNames[k]
@@ -159,6 +162,13 @@ type Stats struct {
 	// regret-matching methods). It is about 1/max |A_ij| for a game, so it
 	// overflows to +Inf for payoffs below about 1e-308.
 	Step float64
+	// SubgameSolves counts the exact subgame solves of Auto's support
+	// crossover, SubgameSize the most rows or columns one had, and
+	// SubgameTime their wall time (its passes are in MatrixPasses and
+	// GapPasses).
+	SubgameSolves int
+	SubgameSize   int
+	SubgameTime   time.Duration
 	// Runtime is the wall time of the solve.
 	Runtime time.Duration
 }
@@ -186,6 +196,9 @@ type Result struct {
 	ValueLower, ValueUpper float64
 	// Method names the method and step rule.
 	Method string
+	// Route is the route Auto took ("rm+", "rm+ → polish", ...); for
+	// another method, empty.
+	Route string
 	// Status says why the solve stopped.
 	Status Status
 	Stats

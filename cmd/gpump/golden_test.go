@@ -68,7 +68,7 @@ func scrub(v any, key string) any {
 		return x
 	case json.Number:
 		switch key {
-		case "seconds", "load_seconds", "threads":
+		case "seconds", "load_seconds", "subgame_seconds", "threads":
 			return json.Number("0")
 		}
 		f, err := x.Float64()
@@ -133,7 +133,8 @@ func TestGoldenSolve(t *testing.T) {
 		{"npy_f32", []string{"testdata/small_f32.npy", "--algo", "ga-stochastic", "--eps", "1e-5"}},
 		{"gen_identity", []string{"--gen", "identity:n=4", "--algo", "ga-smooth"}},
 		{"gen_saddle", []string{"--gen", "saddle", "--m", "5", "--n", "7", "--seed", "2", "--algo", "rm+"}},
-		{"gen_limit", []string{"--gen", "nemirovski:n=6", "--max-iter", "5"}},
+		{"gen_limit", []string{"--gen", "nemirovski:n=6", "--max-iter", "5", "--algo", "ga-stochastic"}},
+		{"gen_default", []string{"--gen", "nemirovski:n=6"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

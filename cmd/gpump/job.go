@@ -125,19 +125,24 @@ var methodKnobs = sync.OnceValue(func() []*knob {
 // methodsLabel names a list of methods for a flag's usage, shortly where
 // the list is a family.
 func methodsLabel(names []string) string {
-	var mp, other []string
+	var mp []string
 	for _, name := range solver.MethodNames() {
 		if m, _ := solver.NewMethod(name); m != nil {
 			if _, ok := m.(*solver.MirrorProx); ok {
 				mp = append(mp, name)
-			} else {
-				other = append(other, name)
 			}
 		}
 	}
+	all := solver.MethodNames()
 	switch {
-	case slices.Equal(names, append(slices.Clone(mp), other...)):
+	case len(names) == len(all):
 		return "every method"
+	case len(names) == len(all)-1:
+		for _, n := range all {
+			if !slices.Contains(names, n) {
+				return "every method but " + n
+			}
+		}
 	case slices.Equal(names, mp):
 		return "mirror-prox rules"
 	case len(names) == len(mp)-1 && !slices.ContainsFunc(names, func(n string) bool { return !slices.Contains(mp, n) }):

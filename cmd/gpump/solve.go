@@ -82,6 +82,10 @@ type solveOutput struct {
 	Seconds             float64   `json:"seconds"`
 	LoadSeconds         float64   `json:"load_seconds"`
 	Algorithm           string    `json:"algorithm"`
+	Route               string    `json:"route,omitempty"`
+	SubgameSolves       int       `json:"subgame_solves,omitempty"`
+	SubgameSize         int       `json:"subgame_size,omitempty"`
+	SubgameSeconds      float64   `json:"subgame_seconds,omitempty"`
 	Source              string    `json:"source"`
 	Format              string    `json:"format,omitempty"`
 	M                   int       `json:"m"`

@@ -59,6 +59,13 @@ func gameSummary(w io.Writer, o *solveOutput) {
 		fmt.Fprintf(w, "\tknown value %.8g\n", *o.KnownValue)
 	}
 	fmt.Fprintf(w, "work\t%d iterations, %d passes over A, %s (loading %s)\n", o.Iterations, o.MatrixPasses, seconds(o.Seconds), seconds(o.LoadSeconds))
+	if o.Route != "" {
+		fmt.Fprintf(w, "route\t%s: %s", o.Algorithm, o.Route)
+		if o.SubgameSolves > 0 {
+			fmt.Fprintf(w, ", %d exact subgame solves (up to %d strategies a player, %s)", o.SubgameSolves, o.SubgameSize, seconds(o.SubgameSeconds))
+		}
+		fmt.Fprintln(w)
+	}
 	strategyLine(w, "row player", "rows", "p", o.RowStrategy, o.M, o.Strategies)
 	strategyLine(w, "column player", "columns", "q", o.ColumnStrategy, o.N, o.Strategies)
 }

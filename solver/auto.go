@@ -1,0 +1,404 @@
+package solver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"gorgonia.org/tensor"
+
+	"github.com/gpump/gpump/solver/polish"
+)
+
+// Auto is the default method: the fastest certified route to the asked gap
+// that gpump knows, chosen by the rules below, with the route it took in
+// Result.Route.
+//
+//   - A problem that is not a matrix game (a SampledGame, a bilinear game
+//     with a box, a ball or linear terms, a Monotone problem) runs the
+//     paper's rule, mirror-prox with GAStochastic.
+//   - A matrix game runs RM+ (alternating, quadratic averaging: on the
+//     README's families it needed 0–23 % fewer passes than linear weights,
+//     and 5 % more on one) to the target, or, when the relative target is
+//     at most PolishBelow, to the handover gap Handover.
+//   - There the support crossover (package polish) takes over when its
+//     predicted time is below that of RM+ going on: RM+'s remaining passes
+//     are extrapolated from its own convergence so far (the gap's decay
+//     between the middle and the end of the first phase, as gap ∝ T^−α),
+//     each costing a read of A at 25 GB/s; the crossover's subgame solves
+//     cost about 9e-9 s × s³ for supports of s rows or columns (measured on
+//     uniform games here). Both are estimates from sizes, not timings, so
+//     that the route of a solve does not depend on the machine's load.
+//   - After a crossover that did not reach the target (its subgame grew
+//     too large, its rounds ran out, rounding stalled it), RM+ goes on,
+//     warm-started from the best certified pair.
+//
+// The limits of Settings hold for the whole route; the certificate is
+// always that of the full game. The paper's rules stay one NewMethod away.
+type Auto struct {
+	// PolishBelow is the relative target at or below which a matrix game
+	// considers the crossover; 0 means 1e-5 (above it, RM+ alone was
+	// faster on every game measured), a negative value never.
+	PolishBelow float64
+	// Handover is the relative gap RM+ reaches before the crossover may
+	// start; 0 means 1e-3.
+	Handover float64
+	// Polish holds the crossover's options (nil: its defaults); its
+	// RelGap and Scale are set from the solve's target.
+	Polish *polish.Options
+
+	// ph is the route's state, kept so that a repeated solve allocates
+	// nothing: like a step rule, an Auto serves one solve at a time.
+	ph  phases
+	rm  RegretMatching
+	mp  MirrorProx
+	gas GAStochastic
+}
+
+// Name returns "auto".
+func (m *Auto) Name() string { return "auto" }
+
+// Uses accepts every problem some method solves.
+func (m *Auto) Uses(p Problem) error {
+	if !(m.PolishBelow <= 1) || !(m.Handover >= 0 && m.Handover < 1) {
+		return fmt.Errorf("solver: auto needs PolishBelow ≤ 1 and Handover in [0, 1), got %g and %g", m.PolishBelow, m.Handover)
+	}
+	return m.route(p).Uses(p)
+}
+
+// Knobs lists the handover and the polish threshold.
+func (m *Auto) Knobs() []Knob {
+	return []Knob{
+		{Name: "polish", Usage: "support crossover of a matrix game: auto (when it is predicted to pay, for relative targets ≤ polish-below) or off", Default: "auto",
+			Set: func(v string) error {
+				switch v {
+				case "auto":
+					m.PolishBelow = max(m.PolishBelow, 0)
+				case "off":
+					m.PolishBelow = -1
+				default:
+					return fmt.Errorf("solver: polish is auto or off, got %q", v)
+				}
+				return nil
+			}},
+		positiveKnob("polish-below", "relative target at or below which a matrix game may finish by support crossover", "1e-5", &m.PolishBelow),
+		positiveKnob("handover", "relative gap RM+ reaches before the support crossover", "1e-3", &m.Handover),
+	}
+}
+
+// route returns the first-order method for p.
+func (m *Auto) route(p Problem) Method {
+	if g, ok := p.(*MatrixGame); ok && g.matrixGame() {
+		m.rm = RegretMatching{Averaging: Quadratic}
+		return &m.rm
+	}
+	m.gas = GAStochastic{}
+	m.mp = MirrorProx{Rule: &m.gas}
+	return &m.mp
+}
+
+// engine is never called: SolveInto runs Auto's phases (solveRoute).
+func (m *Auto) engine(Problem, *Settings) (engine, error) {
+	return nil, errors.New("solver: auto has no engine of its own")
+}
+
+// Polish-cost constants of the route (see Auto).
+const (
+	autoBandwidth     = 25e9 // bytes per second of a pass over A
+	autoSecondsPerCub = 9e-9 // seconds per s³ of a subgame solve
+)
+
+// solveRoute runs Auto's route on p into dst.
+func (m *Auto) solveRoute(ctx context.Context, dst *Result, p Problem, s *Settings) error {
+	first := m.route(p)
+	g, game := p.(*MatrixGame)
+	below := defaultC(m.PolishBelow, 1e-5)
+	target := math.Inf(1)
+	if game {
+		target = relTarget(g, s)
+	}
+	if !game || !g.matrixGame() || m.PolishBelow < 0 || !(target <= below) || target == 0 {
+		err := SolveInto(ctx, dst, p, s, first)
+		dst.Method, dst.Route = m.Name(), first.Name()
+		return err
+	}
+	ph := &m.ph
+	ph.reset(s)
+	handover := max(target, defaultC(m.Handover, 1e-3))
+	s1 := ph.settings(handover)
+	if err := SolveInto(ctx, dst, p, s1, first); err != nil {
+		return err
+	}
+	ph.add(dst)
+	route := first.Name()
+	if dst.Status == Converged && !ph.met(dst) && ph.polishPays(g, dst, target) {
+		route += " → polish"
+		ok, err := m.polish(ctx, dst, g, target, ph)
+		if err != nil {
+			return err
+		}
+		if !ok && ph.left() {
+			route += " → " + first.Name()
+			s3 := ph.settings(target)
+			s3.Init = append([]float64(nil), dst.X...)
+			if err := SolveInto(ctx, dst, p, s3, first); err != nil {
+				return err
+			}
+			ph.add(dst)
+		}
+	} else if dst.Status == Converged && !ph.met(dst) {
+		s3 := ph.settings(target)
+		s3.Init = append([]float64(nil), dst.X...)
+		if err := SolveInto(ctx, dst, p, s3, first); err != nil {
+			return err
+		}
+		ph.add(dst)
+	}
+	ph.fill(dst)
+	dst.Method, dst.Route = m.Name(), route
+	return nil
+}
+
+// relTarget is the relative gap s asks for a game: the tighter of RelGap
+// and AbsGap / max |A_ij| (+Inf with neither).
+func relTarget(g *MatrixGame, s *Settings) float64 {
+	t := math.Inf(1)
+	if s.RelGap > 0 {
+		t = s.RelGap
+	}
+	if s.AbsGap > 0 && g.maxAbs > 0 {
+		t = min(t, s.AbsGap/g.maxAbs)
+	}
+	return t
+}
+
+// polish runs the crossover from dst's pair and, if it certifies a better
+// one, puts it in dst; ok reports whether it met the target.
+func (m *Auto) polish(ctx context.Context, dst *Result, g *MatrixGame, target float64, ph *phases) (ok bool, err error) {
+	pl, err := g.acquire()
+	if err != nil {
+		return false, err
+	}
+	defer pl.release()
+	pg, err := polishOf(pl)
+	if err != nil {
+		return false, err
+	}
+	pg.reset()
+	var o polish.Options
+	if m.Polish != nil {
+		o = *m.Polish
+	}
+	o.RelGap, o.Scale = target, pg.maxAbsIn
+	if ph.s.TimeLimit > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, ph.s.TimeLimit-time.Since(ph.t0))
+		defer cancel()
+	}
+	res, err := polish.Polish(ctx, pg, dst.Row, dst.Column, &o)
+	if err != nil && res.Status != polish.Canceled {
+		return false, err
+	}
+	st := res.Stats
+	ph.stats.MatrixPasses += st.Passes
+	ph.stats.GapPasses += st.Passes
+	ph.stats.SubgameSolves += st.Solves
+	ph.stats.SubgameTime += st.SolveTime
+	for _, sz := range st.Sizes {
+		ph.stats.SubgameSize = max(ph.stats.SubgameSize, max(sz[0], sz[1]))
+	}
+	u := pg.unit
+	if res.Gap/u < dst.Gap {
+		copy(dst.Row, res.P)
+		copy(dst.Column, res.Q)
+		dst.Gap, dst.RelGap = res.Gap/u, res.RelGap
+		dst.ValueLower, dst.ValueUpper = res.Lower/u, res.Upper/u
+		dst.Point, dst.ColumnPoint = PolishedPoint, PolishedPoint
+	}
+	if res.Status == polish.Canceled {
+		dst.Status = Canceled
+		if ctx.Err() == context.DeadlineExceeded {
+			dst.Status = TimeLimit
+		}
+		return true, nil
+	}
+	return res.Status == polish.Converged && dst.RelGap <= target, nil
+}
+
+// phases carries the limits and the work of Auto's route across its
+// phases, each a solve of its own.
+type phases struct {
+	s     Settings // the solve's own
+	t0    time.Time
+	stats Stats
+	rec   phaseRecorder
+	// gaps holds the first phase's relative gap at each matrix pass count,
+	// for the extrapolation of polishPays.
+	gaps []passGap
+}
+
+type passGap struct {
+	passes int
+	gap    float64
+}
+
+// reset starts a route under settings s.
+func (ph *phases) reset(s *Settings) {
+	*ph = phases{s: *s, t0: time.Now(), gaps: ph.gaps[:0], rec: phaseRecorder{r: s.Recorder}}
+	ph.rec.ph = ph
+}
+
+// settings returns the settings of the next phase: the relative target
+// rel (the solve's own, AbsGap folded in, or a handover), the limits left,
+// and the phase recorder.
+func (ph *phases) settings(rel float64) *Settings {
+	s := ph.s
+	s.RelGap, s.AbsGap, s.Init = rel, 0, nil
+	if s.MaxIterations > 0 {
+		s.MaxIterations = max(1, s.MaxIterations-ph.stats.Iterations)
+	}
+	if s.MaxEvaluations > 0 {
+		s.MaxEvaluations = max(1, s.MaxEvaluations-ph.stats.Evaluations)
+	}
+	if s.TimeLimit > 0 {
+		s.TimeLimit = max(time.Nanosecond, s.TimeLimit-time.Since(ph.t0))
+	}
+	s.Recorder = &ph.rec
+	return &s
+}
+
+// left reports whether the limits leave room for another phase.
+func (ph *phases) left() bool { return ph.limit() == NotTerminated }
+
+// limit returns the status of the first limit reached, or NotTerminated.
+func (ph *phases) limit() Status {
+	switch s := &ph.s; {
+	case s.MaxIterations > 0 && ph.stats.Iterations >= s.MaxIterations:
+		return IterationLimit
+	case s.MaxEvaluations > 0 && ph.stats.Evaluations >= s.MaxEvaluations:
+		return EvaluationLimit
+	case s.TimeLimit > 0 && time.Since(ph.t0) >= s.TimeLimit:
+		return TimeLimit
+	}
+	return NotTerminated
+}
+
+// met reports whether dst meets the solve's own targets.
+func (ph *phases) met(dst *Result) bool {
+	return ph.s.RelGap > 0 && dst.RelGap <= ph.s.RelGap || ph.s.AbsGap > 0 && dst.Gap <= ph.s.AbsGap
+}
+
+// add counts a phase's work.
+func (ph *phases) add(r *Result) {
+	st := &ph.stats
+	st.Iterations += r.Iterations
+	st.Evaluations += r.Evaluations
+	st.MatrixPasses += r.MatrixPasses
+	st.GapPasses += r.GapPasses
+	st.Rejections += r.Rejections
+	st.Restarts += r.Restarts
+	st.Step = r.Step
+	ph.rec.base = *st
+}
+
+// fill writes the route's totals and final status into dst.
+func (ph *phases) fill(dst *Result) {
+	dst.Stats = ph.stats
+	dst.Runtime = time.Since(ph.t0)
+	switch {
+	case ph.met(dst):
+		dst.Status = Converged
+	case dst.Status == Converged:
+		// The last phase met only its own target (a handover): the
+		// route ended on a limit.
+		dst.Status = ph.limit()
+	}
+}
+
+// polishPays predicts whether the crossover reaches target sooner than
+// RM+ going on (see Auto).
+func (ph *phases) polishPays(g *MatrixGame, dst *Result, target float64) bool {
+	if len(ph.gaps) < 2 {
+		return true
+	}
+	end := ph.gaps[len(ph.gaps)-1]
+	mid := end
+	for _, pg := range ph.gaps {
+		if pg.passes >= end.passes/2 {
+			mid = pg
+			break
+		}
+	}
+	alpha := 1.0
+	if mid.passes < end.passes && mid.gap > end.gap && end.gap > 0 {
+		alpha = math.Log(mid.gap/end.gap) / math.Log(float64(end.passes)/float64(mid.passes))
+	}
+	alpha = min(max(alpha, 1), 3)
+	passes := float64(end.passes) * (math.Pow(end.gap/target, 1/alpha) - 1)
+	size := 8.0
+	if g.a.Dtype() == tensor.Float32 {
+		size = 4
+	}
+	foSeconds := passes * float64(g.m) * float64(g.n) * size / autoBandwidth
+	sr, sc := support(dst.Row), support(dst.Column)
+	sub := float64(max(sr, sc))
+	polishSeconds := autoSecondsPerCub * sub * sub * sub
+	return polishSeconds < foSeconds
+}
+
+// support counts the entries of x above 1e-3 times its largest.
+func support(x []float64) int {
+	var mx float64
+	for _, v := range x {
+		mx = max(mx, v)
+	}
+	k := 0
+	for _, v := range x {
+		if v > 1e-3*mx {
+			k++
+		}
+	}
+	return k
+}
+
+// phaseRecorder passes the phases' records on as one run: one Init, and
+// counts and times offset by the phases before.
+type phaseRecorder struct {
+	ph     *phases
+	r      Recorder
+	inited bool
+	base   Stats
+	rec    Record
+}
+
+// Init implements Recorder.
+func (pr *phaseRecorder) Init(info *Info) error {
+	if pr.inited || pr.r == nil {
+		return nil
+	}
+	pr.inited = true
+	i := *info
+	i.Method = "auto"
+	i.Settings = &pr.ph.s
+	return pr.r.Init(&i)
+}
+
+// Record implements Recorder.
+func (pr *phaseRecorder) Record(r *Record) error {
+	// The first phase's decay, sampled geometrically (a point per 10 %
+	// more passes) so that a long phase keeps few.
+	if g := pr.ph.gaps; pr.ph.stats.Iterations == 0 && (len(g) == 0 || float64(r.MatrixPasses) >= 1.1*float64(g[len(g)-1].passes)) {
+		pr.ph.gaps = append(g, passGap{r.MatrixPasses, r.RelGap})
+	}
+	if pr.r == nil {
+		return nil
+	}
+	pr.rec = *r
+	pr.rec.Iteration += pr.base.Iterations
+	pr.rec.Evaluations += pr.base.Evaluations
+	pr.rec.MatrixPasses += pr.base.MatrixPasses
+	pr.rec.Elapsed = time.Since(pr.ph.t0)
+	return pr.r.Record(&pr.rec)
+}
