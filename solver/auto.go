@@ -22,14 +22,16 @@ import (
 //   - A matrix game runs RM+ (alternating, quadratic averaging: on the
 //     README's families it needed 0–23 % fewer passes than linear weights,
 //     and 5 % more on one) to the target, or, when the relative target is
-//     at most PolishBelow, to the handover gap Handover.
+//     at most PolishBelow, to the handover gap Handover, from where it
+//     either goes on (warm-started from its pair: in effect a restart) or
+//     hands over to the crossover.
 //   - There the support crossover (package polish) takes over when its
 //     predicted time is below that of RM+ going on: RM+'s remaining passes
 //     are extrapolated from its own convergence so far (the gap's decay
 //     between the middle and the end of the first phase, as gap ∝ T^−α),
-//     each costing a read of A at 25 GB/s; the crossover's subgame solves
-//     cost about 9e-9 s × s³ for supports of s rows or columns (measured on
-//     uniform games here). Both are estimates from sizes, not timings, so
+//     each costing a read of A at 25 GB/s; the crossover costs about 3
+//     subgame solves of 9e-9 s × s³ each for supports of s rows or columns
+//     (measured on uniform games here). Both are estimates from sizes, not timings, so
 //     that the route of a solve does not depend on the machine's load.
 //   - After a crossover that did not reach the target (its subgame grew
 //     too large, its rounds ran out, rounding stalled it), RM+ goes on,
@@ -39,8 +41,7 @@ import (
 // always that of the full game. The paper's rules stay one NewMethod away.
 type Auto struct {
 	// PolishBelow is the relative target at or below which a matrix game
-	// considers the crossover; 0 means 1e-5 (above it, RM+ alone was
-	// faster on every game measured), a negative value never.
+	// considers the crossover; 0 means 1e-4, a negative value never.
 	PolishBelow float64
 	// Handover is the relative gap RM+ reaches before the crossover may
 	// start; 0 means 1e-3.
@@ -83,7 +84,7 @@ func (m *Auto) Knobs() []Knob {
 				}
 				return nil
 			}},
-		positiveKnob("polish-below", "relative target at or below which a matrix game may finish by support crossover", "1e-5", &m.PolishBelow),
+		positiveKnob("polish-below", "relative target at or below which a matrix game may finish by support crossover", "1e-4", &m.PolishBelow),
 		positiveKnob("handover", "relative gap RM+ reaches before the support crossover", "1e-3", &m.Handover),
 	}
 }
@@ -108,13 +109,14 @@ func (m *Auto) engine(Problem, *Settings) (engine, error) {
 const (
 	autoBandwidth     = 25e9 // bytes per second of a pass over A
 	autoSecondsPerCub = 9e-9 // seconds per s³ of a subgame solve
+	autoSubgames      = 3    // subgame solves of a crossover, typically
 )
 
 // solveRoute runs Auto's route on p into dst.
 func (m *Auto) solveRoute(ctx context.Context, dst *Result, p Problem, s *Settings) error {
 	first := m.route(p)
 	g, game := p.(*MatrixGame)
-	below := defaultC(m.PolishBelow, 1e-5)
+	below := defaultC(m.PolishBelow, 1e-4)
 	target := math.Inf(1)
 	if game {
 		target = relTarget(g, s)
@@ -149,6 +151,10 @@ func (m *Auto) solveRoute(ctx context.Context, dst *Result, p Problem, s *Settin
 			ph.add(dst)
 		}
 	} else if dst.Status == Converged && !ph.met(dst) {
+		// RM+ goes on from its handover pair, warm-started: in effect a
+		// restart, which needed no more passes than one run on the
+		// README's families.
+		route += " → " + first.Name()
 		s3 := ph.settings(target)
 		s3.Init = append([]float64(nil), dst.X...)
 		if err := SolveInto(ctx, dst, p, s3, first); err != nil {
@@ -344,7 +350,7 @@ func (ph *phases) polishPays(g *MatrixGame, dst *Result, target float64) bool {
 	foSeconds := passes * float64(g.m) * float64(g.n) * size / autoBandwidth
 	sr, sc := support(dst.Row), support(dst.Column)
 	sub := float64(max(sr, sc))
-	polishSeconds := autoSecondsPerCub * sub * sub * sub
+	polishSeconds := autoSubgames * autoSecondsPerCub * sub * sub * sub
 	return polishSeconds < foSeconds
 }
 

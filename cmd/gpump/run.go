@@ -201,7 +201,7 @@ func (j *job) run(ctx context.Context, rec solver.Recorder, log *slog.Logger) (*
 		Point: res.Point.String(), ColumnPoint: res.ColumnPoint.String(),
 		Iterations: res.Iterations, OperatorEvaluations: res.Evaluations, MatrixPasses: res.MatrixPasses,
 		GapPasses: res.GapPasses, Oracle: "exact",
-		Rejections: res.Rejections, Step: finiteOrNil(res.Step),
+		Rejections: res.Rejections, Restarts: res.Restarts, Step: finiteOrNil(res.Step),
 		Seconds: res.Runtime.Seconds(), LoadSeconds: load.Seconds(),
 		Algorithm: res.Method, Route: res.Route, SubgameSolves: res.SubgameSolves, SubgameSize: res.SubgameSize,
 		SubgameSeconds: res.SubgameTime.Seconds(), Source: l.source, Format: l.format, M: m, N: n,

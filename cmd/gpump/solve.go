@@ -78,6 +78,7 @@ type solveOutput struct {
 	Oracle              string    `json:"oracle"`
 	Batch               int       `json:"batch,omitempty"`
 	Rejections          int       `json:"rejections,omitempty"`
+	Restarts            int       `json:"restarts,omitempty"`
 	Step                *float64  `json:"step"` // null when it overflows (payoffs near 1e-308)
 	Seconds             float64   `json:"seconds"`
 	LoadSeconds         float64   `json:"load_seconds"`
