@@ -59,6 +59,7 @@ type SubgameResult struct {
 	Lower, Upper float64 // min_j (Bᵀx)_j and max_i (By)_i: they bracket the game's value
 	Gap          float64 // Upper − Lower
 	Rounds       int     // equalizer systems solved
+	Pivots       int     // simplex pivots
 	Interior     bool    // the interior-point fallback ran
 	Rows, Cols   int     // support sizes of x and y
 }
@@ -78,6 +79,7 @@ type subWork struct {
 	seen       []uint64
 	keyR, keyC []uint64
 	eq         eqWork
+	spx        spxWork
 	ip         ipWork
 }
 
@@ -116,6 +118,22 @@ func (s *Subgame) Solve(x, y, a []float64, k, l int) (SubgameResult, error) {
 	copy(w.by, y)
 	best := w.check(a, k, l, x, y)
 	res.Gap = best
+	if best > tol {
+		// The crash basis: the guess's supports, scored as the active set
+		// scores its first proposal.
+		copy(w.xr, x)
+		copy(w.yr, y)
+		mulBoth(a, k, l, x, y, w.r, w.c)
+		clear(w.inI)
+		w.selectSets(k, l, dot(x, w.r), tol, 1)
+		var ok bool
+		res.Pivots, ok = w.simplex(a, k, l, w.I, w.J, 10*(k+l)+100)
+		if ok {
+			w.finish(a, k, l, x, y, &best)
+		}
+		copy(x, w.bx)
+		copy(y, w.by)
+	}
 	if best > tol {
 		res.Rounds = w.activeSet(a, k, l, x, y, tol, maxRounds, &best)
 	}
