@@ -24,24 +24,31 @@ import (
 // equilibrium and dual feasibility the row player's.
 type spxWork struct {
 	n      int       // k+1
-	binv   []float64 // explicit inverse of the basis, n×n row-major
-	bm     []float64 // the kernel K, then its inverse
-	cm, ck []float64 // C and −C K⁻¹
+	lu     []float64 // LU factors of the kernel K
+	cm     []float64 // C: the loose rows of the kernel's columns
 	kr, kc []int     // the kernel's rows and basis positions
 	lr, lc []int     // the loose rows and their slacks' positions
+	etaR   []int     // product-form updates since the factorization: pivot positions
+	etaA   []float64 // and the entering columns, n entries each
 	basis  []int     // variable at each basis position
 	pos    []int     // basis position of each variable, −1 if nonbasic
 	xb, xh []float64 // basic values and their perturbation
 	db, dh []float64 // reduced costs (all variables; 0 when basic) and their perturbation
 	alpha  []float64 // FTRAN of the entering column
-	rho    []float64 // row r of binv
+	rho    []float64 // row r of the basis inverse
 	arow   []float64 // pivot row over all variables
 	col    []float64
+	unit   []float64 // a unit vector for BTRAN, kept zero
+	zk     []float64 // kernel-sized scratch
 	ipiv   []int
 	work   []float64
 	iwork  []int
-	sinceF int // pivots since the last factorization
 }
+
+// maxEta is the number of product-form updates after which the basis is
+// factored afresh: beyond it applying the etas costs more than the
+// factorization saves, and rounding errors grow.
+const maxEta = 100
 
 // simplex runs the self-dual parametric simplex method from the crash basis
 // with y's support J and tight rows I (|I| = |J|) on the k×l game a,
@@ -64,12 +71,13 @@ func (w *subWork) simplex(a []float64, k, l int, I, J []int, maxPivots int) (piv
 	N := k + 1
 	nv := l + 1 + k
 	sw.n = N
-	sw.binv = grow(sw.binv, N*N)
 	sw.basis = growInt(sw.basis, N)
 	sw.pos = growInt(sw.pos, nv)
 	sw.xb, sw.xh = grow(sw.xb, N), grow(sw.xh, N)
 	sw.db, sw.dh = grow(sw.db, nv), grow(sw.dh, nv)
 	sw.alpha, sw.rho, sw.col = grow(sw.alpha, N), grow(sw.rho, N), grow(sw.col, N)
+	sw.unit = grow(sw.unit, N)
+	clear(sw.unit)
 	sw.arow = grow(sw.arow, nv)
 	// The crash basis.
 	for t := range sw.pos {
@@ -204,13 +212,13 @@ func (w *subWork) simplex(a []float64, k, l int, I, J []int, maxPivots int) (piv
 		pivots++
 		if !sw.pivot(r, q) {
 			// The inverse drifted: refactor and redo the step.
-			if sw.sinceF == 0 || !sw.factor(a, k, l) {
+			if len(sw.etaR) == 0 || !sw.factor(a, k, l) {
 				return pivots, false
 			}
 			sw.values(a, k, l)
 			continue
 		}
-		if sw.sinceF >= 100 {
+		if len(sw.etaR) >= maxEta {
 			if !sw.factor(a, k, l) {
 				return pivots, false
 			}
@@ -254,17 +262,17 @@ func (sw *spxWork) column(a []float64, k, l, q int) {
 	}
 }
 
-// factor inverts the basis. With the rows ordered tight rows and the
+// factor factors the basis. With the rows ordered tight rows and the
 // normalization first (R) and loose rows L after, and the positions of y's
 // support and v first (P) and the slacks after, the basis is
 //
 //	[K 0; C 1]   with inverse   [K⁻¹ 0; −C K⁻¹ 1],
 //
-// so only the kernel K (|J|+1 square: the equalizer matrix) is factored
-// and C K⁻¹ is one matrix product: at a random game's supports, about half
-// the rows, that is a quarter of the flops of inverting the whole basis.
-// factor returns false if K is singular or too badly conditioned to pivot
-// on.
+// so only the kernel K (|J|+1 square: the equalizer matrix) is factored,
+// by LU: at a random game's supports, about half the rows, an eighth of
+// the flops of factoring the whole basis. Pivots are applied in product
+// form on top (etaR, etaA). factor returns false if K is singular or too
+// badly conditioned to pivot on.
 func (sw *spxWork) factor(a []float64, k, l int) bool {
 	N := sw.n
 	sw.kr, sw.kc, sw.lr, sw.lc = sw.kr[:0], sw.kc[:0], sw.lr[:0], sw.lc[:0]
@@ -286,66 +294,114 @@ func (sw *spxWork) factor(a []float64, k, l int) bool {
 	if len(sw.kr) != S {
 		return false
 	}
-	sw.bm = grow(sw.bm, S*S)
+	sw.lu = grow(sw.lu, S*S)
 	sw.cm = grow(sw.cm, nl*S)
-	sw.ck = grow(sw.ck, nl*S)
+	sw.zk = grow(sw.zk, S)
 	for c, p := range sw.kc {
 		sw.column(a, k, l, sw.basis[p])
 		for r, i := range sw.kr {
-			sw.bm[r*S+c] = sw.col[i]
+			sw.lu[r*S+c] = sw.col[i]
 		}
 		for r, i := range sw.lr {
 			sw.cm[r*S+c] = sw.col[i]
 		}
 	}
 	sw.ipiv = growInt(sw.ipiv, S)
-	sw.work = grow(sw.work, max(4*S, 64*S))
+	sw.work = grow(sw.work, 4*S)
 	sw.iwork = growInt(sw.iwork, S)
 	var impl gonum.Implementation
-	anorm := impl.Dlange(lapack.MaxColumnSum, S, S, sw.bm, S, sw.work)
-	if !impl.Dgetrf(S, S, sw.bm, S, sw.ipiv) {
+	anorm := impl.Dlange(lapack.MaxColumnSum, S, S, sw.lu, S, sw.work)
+	if !impl.Dgetrf(S, S, sw.lu, S, sw.ipiv) {
 		return false
 	}
-	if impl.Dgecon(lapack.MaxColumnSum, S, sw.bm, S, anorm, sw.work, sw.iwork) < 1e-13 {
+	if impl.Dgecon(lapack.MaxColumnSum, S, sw.lu, S, anorm, sw.work, sw.iwork) < 1e-13 {
 		return false
 	}
-	if !impl.Dgetri(S, sw.bm, S, sw.ipiv, sw.work, len(sw.work)) {
-		return false
-	}
-	if nl > 0 {
-		blas64.Gemm(blas.NoTrans, blas.NoTrans, -1,
-			blas64.General{Rows: nl, Cols: S, Stride: S, Data: sw.cm},
-			blas64.General{Rows: S, Cols: S, Stride: S, Data: sw.bm},
-			0, blas64.General{Rows: nl, Cols: S, Stride: S, Data: sw.ck})
-	}
-	clear(sw.binv)
-	scatter := func(src []float64, p int) {
-		row := sw.binv[p*N : (p+1)*N]
-		for r, i := range sw.kr {
-			row[i] = src[r]
-		}
-	}
-	for c, p := range sw.kc {
-		scatter(sw.bm[c*S:(c+1)*S], p)
-	}
-	for r, p := range sw.lc {
-		scatter(sw.ck[r*S:(r+1)*S], p)
-		sw.binv[p*N+sw.lr[r]] = 1
-	}
-	sw.sinceF = 0
+	sw.etaR, sw.etaA = sw.etaR[:0], sw.etaA[:0]
 	return true
 }
 
-// values recomputes the basic values (the column of binv for the
-// normalization row) and the reduced costs from the duals (the row of binv
-// for v's position).
-func (sw *spxWork) values(a []float64, k, l int) {
-	N := sw.n
-	for p := range N {
-		sw.xb[p] = sw.binv[p*N+k]
+// solve writes B⁻¹b into out (indexed by basis positions); b is indexed by
+// rows and left unchanged.
+func (sw *spxWork) solve(b, out []float64) {
+	S := len(sw.kc)
+	z := sw.zk
+	for c, i := range sw.kr {
+		z[c] = b[i]
 	}
-	pv := sw.pos[l]
-	pi := sw.binv[pv*N : (pv+1)*N]
+	sw.luSolve(blas.NoTrans, z)
+	for c, p := range sw.kc {
+		out[p] = z[c]
+	}
+	for r, p := range sw.lc {
+		out[p] = b[sw.lr[r]] - dot(sw.cm[r*S:(r+1)*S], z)
+	}
+	N := sw.n
+	for e, r := range sw.etaR {
+		al := sw.etaA[e*N : (e+1)*N]
+		t := out[r] / al[r]
+		axpy(out, -t, al)
+		out[r] = t
+	}
+}
+
+// solveT writes uᵀB⁻¹ into out (indexed by rows); u is indexed by basis
+// positions and is overwritten.
+func (sw *spxWork) solveT(u, out []float64) {
+	N := sw.n
+	for e := len(sw.etaR) - 1; e >= 0; e-- {
+		r, al := sw.etaR[e], sw.etaA[e*N:(e+1)*N]
+		u[r] -= (dot(u, al) - u[r]) / al[r]
+	}
+	S := len(sw.kc)
+	z := sw.zk
+	for c, p := range sw.kc {
+		z[c] = u[p]
+	}
+	for r, p := range sw.lc {
+		if u[p] != 0 {
+			axpy(z, -u[p], sw.cm[r*S:(r+1)*S])
+		}
+		out[sw.lr[r]] = u[p]
+	}
+	sw.luSolve(blas.Trans, z)
+	for c, i := range sw.kr {
+		out[i] = z[c]
+	}
+}
+
+// luSolve solves K z = b or Kᵀz = b in place with the LU factors of the
+// kernel. Dgetrs with one right-hand side goes through Dtrsm, several
+// times slower than the two triangular solves by Dtrsv.
+func (sw *spxWork) luSolve(t blas.Transpose, z []float64) {
+	S := len(z)
+	L := blas64.Triangular{Uplo: blas.Lower, Diag: blas.Unit, N: S, Stride: S, Data: sw.lu}
+	U := blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: S, Stride: S, Data: sw.lu}
+	if t == blas.NoTrans {
+		for i, p := range sw.ipiv[:S] {
+			z[i], z[p] = z[p], z[i]
+		}
+		blas64.Trsv(blas.NoTrans, L, vec(z))
+		blas64.Trsv(blas.NoTrans, U, vec(z))
+		return
+	}
+	blas64.Trsv(blas.Trans, U, vec(z))
+	blas64.Trsv(blas.Trans, L, vec(z))
+	for i := S - 1; i >= 0; i-- {
+		p := sw.ipiv[i]
+		z[i], z[p] = z[p], z[i]
+	}
+}
+
+// values recomputes the basic values (B⁻¹ times the normalization row's
+// unit vector) and the reduced costs from the duals π (row of B⁻¹ at v's
+// position).
+func (sw *spxWork) values(a []float64, k, l int) {
+	sw.unit[k] = 1
+	sw.solve(sw.unit, sw.xb)
+	sw.unit[k] = 0
+	pi := sw.rho
+	sw.duals(l, pi)
 	// Reduced cost of y_j: −(πᵀB[:,j] + π_k); of s_i: −π_i; basic: 0.
 	d := sw.db[:l]
 	blas64.Gemv(blas.Trans, -1, blas64.General{Rows: k, Cols: l, Stride: l, Data: a}, vec(pi[:k]), 0, vec(d))
@@ -363,25 +419,25 @@ func (sw *spxWork) values(a []float64, k, l int) {
 	}
 }
 
+// duals writes π, the row of B⁻¹ at v's position, into pi.
+func (sw *spxWork) duals(l int, pi []float64) {
+	sw.unit[sw.pos[l]] = 1
+	sw.solveT(sw.unit, pi)
+	clear(sw.unit)
+}
+
 // ftran computes alpha = B⁻¹ a_q.
 func (sw *spxWork) ftran(a []float64, k, l, q int) {
-	N := sw.n
-	if q > l {
-		i := q - l - 1
-		for p := range N {
-			sw.alpha[p] = sw.binv[p*N+i]
-		}
-		return
-	}
 	sw.column(a, k, l, q)
-	blas64.Gemv(blas.NoTrans, 1, blas64.General{Rows: N, Cols: N, Stride: N, Data: sw.binv}, vec(sw.col), 0, vec(sw.alpha))
+	sw.solve(sw.col, sw.alpha)
 }
 
 // pivotRow computes row r of B⁻¹ (rho) and the pivot row rhoᵀa_q of every
 // variable (arow).
 func (sw *spxWork) pivotRow(a []float64, k, l, r int) {
-	N := sw.n
-	copy(sw.rho, sw.binv[r*N:(r+1)*N])
+	sw.unit[r] = 1
+	sw.solveT(sw.unit, sw.rho)
+	clear(sw.unit)
 	ar := sw.arow[:l]
 	blas64.Gemv(blas.Trans, 1, blas64.General{Rows: k, Cols: l, Stride: l, Data: a}, vec(sw.rho[:k]), 0, vec(ar))
 	for j := range l {
@@ -443,10 +499,9 @@ func (sw *spxWork) ratioDual(mu, tol float64) int {
 }
 
 // pivot exchanges the variable at position r for q, with the entering
-// column in alpha and the pivot row in rho, arow: it updates the values,
-// the reduced costs and the explicit inverse (a rank-one update).
+// column in alpha and the pivot row in arow: it updates the values and the
+// reduced costs and records the eta of the exchange.
 func (sw *spxWork) pivot(r, q int) bool {
-	N := sw.n
 	ar := sw.alpha[r]
 	if ar == 0 || math.Abs(ar-sw.arow[q]) > 1e-7*(1+math.Abs(ar)) {
 		return false // the inverse has drifted
@@ -467,18 +522,11 @@ func (sw *spxWork) pivot(r, q int) bool {
 	}
 	sw.db[q], sw.dh[q] = 0, 0
 	sw.db[out], sw.dh[out] = -ub, -uh
-	// B⁻¹ ← E B⁻¹: row r over ar, the others minus alpha_p times it.
-	rowR := sw.binv[r*N : (r+1)*N]
-	blas64.Scal(1/ar, vec(rowR))
-	for p, al := range sw.alpha {
-		if p != r && al != 0 {
-			axpy(sw.binv[p*N:(p+1)*N], -al, rowR)
-		}
-	}
+	sw.etaR = append(sw.etaR, r)
+	sw.etaA = append(sw.etaA, sw.alpha...)
 	sw.basis[r] = q
 	sw.pos[q] = r
 	sw.pos[out] = -1
-	sw.sinceF++
 	return true
 }
 
@@ -487,7 +535,7 @@ func (sw *spxWork) pivot(r, q int) bool {
 // basis solved with iterative refinement, or the simplex's own values if
 // those are better. It keeps the better pair in w.bx, w.by if it beats
 // *best.
-func (w *subWork) finish(a []float64, k, l int, x, y []float64, best *float64) {
+func (w *subWork) finish(a []float64, k, l int, x, y []float64, tol float64, best *float64) {
 	try := func() {
 		normalize(x)
 		normalize(y)
@@ -498,7 +546,6 @@ func (w *subWork) finish(a []float64, k, l int, x, y []float64, best *float64) {
 		}
 	}
 	sw := &w.spx
-	N := sw.n
 	clear(x)
 	clear(y)
 	for j := range l {
@@ -506,11 +553,14 @@ func (w *subWork) finish(a []float64, k, l int, x, y []float64, best *float64) {
 			y[j] = sw.xb[p]
 		}
 	}
-	pv := sw.pos[l]
+	sw.duals(l, sw.rho)
 	for i := range k {
-		x[i] = -sw.binv[pv*N+i]
+		x[i] = -sw.rho[i]
 	}
 	try()
+	if *best <= tol {
+		return
+	}
 	I, J, _, ok := w.eq.solve(a, l, w.I, w.J)
 	if !ok {
 		return

@@ -129,7 +129,7 @@ func (s *Subgame) Solve(x, y, a []float64, k, l int) (SubgameResult, error) {
 		var ok bool
 		res.Pivots, ok = w.simplex(a, k, l, w.I, w.J, 10*(k+l)+100)
 		if ok {
-			w.finish(a, k, l, x, y, &best)
+			w.finish(a, k, l, x, y, tol, &best)
 		}
 		copy(x, w.bx)
 		copy(y, w.by)
