@@ -51,15 +51,15 @@ func TestMeasure(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fmt.Printf("uniform %d×%d seed 1: RM+ %d iterations to relative gap %.2e; polish: %v, relative gap %.2e, value in [%.15f, %.15f], passes %d, subgame solves %d (interior %d) sizes %v, equalizer solves %d, subgame time %.3fs, polish time %.3fs\n",
-			n, n, iters, hi-lo, res.Status, res.RelGap, res.Lower, res.Upper, res.Stats.Passes, res.Stats.Solves, res.Stats.Interior, res.Stats.Sizes, res.Stats.Rounds, res.Stats.SolveTime.Seconds(), res.Stats.Time.Seconds())
+		fmt.Printf("uniform %d×%d seed 1: RM+ %d iterations to relative gap %.2e; polish: %v, relative gap %.2e, value in [%.15f, %.15f], passes %d, subgame solves %d (interior %d) sizes %v, pivots %d, equalizer solves %d, subgame time %.3fs, polish time %.3fs\n",
+			n, n, iters, hi-lo, res.Status, res.RelGap, res.Lower, res.Upper, res.Stats.Passes, res.Stats.Solves, res.Stats.Interior, res.Stats.Sizes, res.Stats.Pivots, res.Stats.Rounds, res.Stats.SolveTime.Seconds(), res.Stats.Time.Seconds())
 		if n == 1000 {
 			// One subgame solve of the whole 1000² game from the RM+ point.
 			x, y := append([]float64(nil), p...), append([]float64(nil), q...)
 			var s Subgame
 			t0 := time.Now()
 			sr, err := s.Solve(x, y, a, n, n)
-			fmt.Printf("one 1000×1000 subgame solve from the RM+ point: %.3fs, gap %.2e, interior %v, supports %d×%d, err %v\n", time.Since(t0).Seconds(), sr.Gap, sr.Interior, sr.Rows, sr.Cols, err)
+			fmt.Printf("one 1000×1000 subgame solve from the RM+ point: %.3fs, gap %.2e, pivots %d, interior %v, supports %d×%d, err %v\n", time.Since(t0).Seconds(), sr.Gap, sr.Pivots, sr.Interior, sr.Rows, sr.Cols, err)
 		}
 	}
 }

@@ -75,6 +75,7 @@ type Stats struct {
 	Solves    int           // subgame solves
 	Sizes     [][2]int      // rows and columns of each subgame
 	Rounds    int           // equalizer systems solved inside the subgames
+	Pivots    int           // simplex pivots inside the subgames
 	Interior  int           // subgame solves that needed the interior point
 	SolveTime time.Duration // time in subgame solves
 	Time      time.Duration // total time
@@ -226,6 +227,7 @@ func Polish(ctx context.Context, g Game, p, q []float64, opt *Options) (Result, 
 		res.Stats.Solves++
 		res.Stats.Sizes = append(res.Stats.Sizes, [2]int{k, l})
 		res.Stats.Rounds += sr.Rounds
+		res.Stats.Pivots += sr.Pivots
 		if sr.Interior {
 			res.Stats.Interior++
 		}

@@ -20,10 +20,25 @@ var ErrInexact = errors.New("polish: subgame not solved to tolerance")
 // ready to use; it keeps its work space between calls, so one Subgame must
 // not be used by two goroutines at once.
 //
-// The method is an active-set (primal-dual active set, i.e. semismooth
-// Newton) iteration on the equilibrium's complementarity conditions. A
-// guess of the supports I (rows) and J (columns), |I| = |J|, gives the
-// equalizer system
+// The first method is a simplex method on the game's LP (minimize v
+// subject to B y ≤ v·1, 1ᵀy = 1, y ≥ 0; its duals are the row player's
+// strategy), warm-started from a crash basis made of the guess's supports:
+// rows I and columns J, |I| = |J|, scored by weight against slack. It is
+// the self-dual parametric simplex method, which starts from any basis,
+// however infeasible on either side, and each pivot exchanges one row or
+// column. The basis is kept as the LU factors of its kernel, the equalizer
+// matrix [B[I,J] −1; 1ᵀ 0] (the loose rows' slacks need no factoring), with
+// product-form updates and a fresh factorization every 100 pivots, so a
+// pivot costs two triangular solves of the support's size and one product
+// with B. From a first-order method's point at relative gap 1e-3 it needs
+// about as many pivots as the support has misjudged rows and columns, and
+// from an exact solution with a few rows and columns added, a few pivots.
+//
+// Should the simplex fail (numerical breakdown, or a pivot limit of
+// 10·(k+l)+100), an active-set (primal-dual active set, i.e. semismooth
+// Newton) iteration on the equilibrium's complementarity conditions runs
+// from the guess. A guess of the supports I (rows) and J (columns),
+// |I| = |J|, gives the equalizer system
 //
 //	B[I,J] y = v·1, 1ᵀy = 1    and    B[I,J]ᵀ x = v·1, 1ᵀx = 1,
 //
@@ -59,6 +74,7 @@ type SubgameResult struct {
 	Lower, Upper float64 // min_j (Bᵀx)_j and max_i (By)_i: they bracket the game's value
 	Gap          float64 // Upper − Lower
 	Rounds       int     // equalizer systems solved
+	Pivots       int     // simplex pivots
 	Interior     bool    // the interior-point fallback ran
 	Rows, Cols   int     // support sizes of x and y
 }
@@ -78,6 +94,7 @@ type subWork struct {
 	seen       []uint64
 	keyR, keyC []uint64
 	eq         eqWork
+	spx        spxWork
 	ip         ipWork
 }
 
@@ -116,6 +133,22 @@ func (s *Subgame) Solve(x, y, a []float64, k, l int) (SubgameResult, error) {
 	copy(w.by, y)
 	best := w.check(a, k, l, x, y)
 	res.Gap = best
+	if best > tol {
+		// The crash basis: the guess's supports, scored as the active set
+		// scores its first proposal.
+		copy(w.xr, x)
+		copy(w.yr, y)
+		mulBoth(a, k, l, x, y, w.r, w.c)
+		clear(w.inI)
+		w.selectSets(k, l, dot(x, w.r), tol, 1)
+		var ok bool
+		res.Pivots, ok = w.simplex(a, k, l, w.I, w.J, 10*(k+l)+100)
+		if ok {
+			w.finish(a, k, l, x, y, tol, &best)
+		}
+		copy(x, w.bx)
+		copy(y, w.by)
+	}
 	if best > tol {
 		res.Rounds = w.activeSet(a, k, l, x, y, tol, maxRounds, &best)
 	}

@@ -3,6 +3,7 @@ package polish
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -170,4 +171,63 @@ func FuzzSubgame(f *testing.F) {
 		}
 		checkSubgame(t, a, k, l, x, y, lpValue(t, a, k, l), 1e-13, 1e-8)
 	})
+}
+
+// TestSubgameSimplexWarm checks that the simplex finishes from warm starts
+// without the fallbacks: from an RM+ point, and from the exact solution of
+// the game without three of its support rows, to which they are added back
+// (Polish's later rounds).
+func TestSubgameSimplexWarm(t *testing.T) {
+	const n = 150
+	a := uniformGame(n, n, 13)
+	want := lpValue(t, a, n, n)
+	x, y := rmPlus(a, n, n, 100)
+	var s Subgame
+	res, err := s.Solve(x, y, a, n, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Interior || res.Rounds > 0 || res.Pivots == 0 {
+		t.Errorf("from RM+: %+v, want the simplex alone", res)
+	}
+	checkSubgame(t, a, n, n, x, y, want, 1e-13, 1e-9)
+	t.Logf("from RM+: %d pivots", res.Pivots)
+	// Drop three support rows, solve, add them back.
+	var drop []int
+	for i := range x {
+		if x[i] > 0 && len(drop) < 3 {
+			drop = append(drop, i)
+		}
+	}
+	var rows []int
+	for i := range n {
+		if !slices.Contains(drop, i) {
+			rows = append(rows, i)
+		}
+	}
+	sub := make([]float64, 0, len(rows)*n)
+	for _, i := range rows {
+		sub = append(sub, a[i*n:(i+1)*n]...)
+	}
+	xs, ys := make([]float64, len(rows)), slices.Clone(y)
+	for r, i := range rows {
+		xs[r] = x[i]
+	}
+	if _, err := s.Solve(xs, ys, sub, len(rows), n); err != nil {
+		t.Fatal(err)
+	}
+	clear(x)
+	for r, i := range rows {
+		x[i] = xs[r]
+	}
+	copy(y, ys)
+	res, err = s.Solve(x, y, a, n, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("warm re-solve: %d pivots", res.Pivots)
+	if res.Interior || res.Rounds > 0 || res.Pivots > n {
+		t.Errorf("warm re-solve: %+v, want at most %d pivots of the simplex alone", res, n)
+	}
+	checkSubgame(t, a, n, n, x, y, want, 1e-13, 1e-9)
 }

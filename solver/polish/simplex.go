@@ -1,0 +1,577 @@
+package polish
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack"
+	"gonum.org/v1/gonum/lapack/gonum"
+)
+
+// spxWork is the work space of the simplex path of Subgame.
+//
+// The LP is the column player's: minimize v subject to
+//
+//	B y − v·1 + s = 0,  1ᵀy = 1,  y ≥ 0,  s ≥ 0,  v free,
+//
+// with N = k+1 constraints and the variables y_0…y_{l−1}, v (index l) and
+// s_0…s_{k−1} (index l+1+i). A basis holds v (free, it never leaves), the
+// columns J of the support of y and the slacks of the loose rows; the
+// nonbasic slacks are the tight rows I, |I| = |J|. The duals are the row
+// player's strategy: x_i is the reduced cost of s_i and (Bᵀx)_j − w that
+// of y_j, so primal feasibility is the column player's half of an
+// equilibrium and dual feasibility the row player's.
+type spxWork struct {
+	n      int       // k+1
+	lu     []float64 // LU factors of the kernel K
+	cm     []float64 // C: the loose rows of the kernel's columns
+	kr, kc []int     // the kernel's rows and basis positions
+	lr, lc []int     // the loose rows and their slacks' positions
+	etaR   []int     // product-form updates since the factorization: pivot positions
+	etaA   []float64 // and the entering columns, n entries each
+	basis  []int     // variable at each basis position
+	pos    []int     // basis position of each variable, −1 if nonbasic
+	xb, xh []float64 // basic values and their perturbation
+	db, dh []float64 // reduced costs (all variables; 0 when basic) and their perturbation
+	alpha  []float64 // FTRAN of the entering column
+	rho    []float64 // row r of the basis inverse
+	arow   []float64 // pivot row over all variables
+	col    []float64
+	unit   []float64 // a unit vector for BTRAN, kept zero
+	zk     []float64 // kernel-sized scratch
+	ipiv   []int
+	work   []float64
+	iwork  []int
+}
+
+// maxEta is the number of product-form updates after which the basis is
+// factored afresh: beyond it applying the etas costs more than the
+// factorization saves, and rounding errors grow.
+const maxEta = 100
+
+// simplex runs the self-dual parametric simplex method from the crash basis
+// with y's support J and tight rows I (|I| = |J|) on the k×l game a,
+// writes the optimal basis's tight rows and support into w.I and w.J and
+// returns the pivots made and whether it reached an optimal basis.
+//
+// The method (Dantzig's self-dual parametric variant, as in Vanderbei's
+// textbook) starts from any basis: it adds μ·x̂ to the basic values and
+// μ·d̂ to the reduced costs, with x̂, d̂ > 0, so that the basis is optimal
+// for μ large, and lowers μ to 0. At each step the component that turns
+// negative first decides the pivot: a reduced cost makes a primal simplex
+// pivot (the variable enters, a ratio test on the perturbed values picks
+// who leaves), a basic value makes a dual simplex pivot (it leaves, a dual
+// ratio test picks who enters). From a first-order method's point the
+// crash basis is wrong only in the few rows and columns whose supports are
+// misjudged, and each pivot fixes one of them: the cost is a few hundred
+// pivots of O(k·l) flops, not a fresh solve.
+func (w *subWork) simplex(a []float64, k, l int, I, J []int, maxPivots int) (pivots int, ok bool) {
+	sw := &w.spx
+	N := k + 1
+	nv := l + 1 + k
+	sw.n = N
+	sw.basis = growInt(sw.basis, N)
+	sw.pos = growInt(sw.pos, nv)
+	sw.xb, sw.xh = grow(sw.xb, N), grow(sw.xh, N)
+	sw.db, sw.dh = grow(sw.db, nv), grow(sw.dh, nv)
+	sw.alpha, sw.rho, sw.col = grow(sw.alpha, N), grow(sw.rho, N), grow(sw.col, N)
+	sw.unit = grow(sw.unit, N)
+	clear(sw.unit)
+	sw.arow = grow(sw.arow, nv)
+	// The crash basis.
+	for t := range sw.pos {
+		sw.pos[t] = -1
+	}
+	tight := growBool(w.inI, k)
+	clear(tight)
+	for _, i := range I {
+		tight[i] = true
+	}
+	b := 0
+	setBasic := func(q int) {
+		sw.basis[b] = q
+		sw.pos[q] = b
+		b++
+	}
+	for _, j := range J {
+		setBasic(j)
+	}
+	setBasic(l)
+	for i := range k {
+		if !tight[i] {
+			setBasic(l + 1 + i)
+		}
+	}
+	if !sw.factor(a, k, l) {
+		// A singular crash: the pure strategy y = e_j with the best
+		// response row tight is always a basis.
+		j0 := 0
+		if len(J) > 0 {
+			j0 = J[0]
+		}
+		i0 := 0
+		for i := range k {
+			if a[i*l+j0] > a[i0*l+j0] {
+				i0 = i
+			}
+		}
+		for t := range sw.pos {
+			sw.pos[t] = -1
+		}
+		b = 0
+		setBasic(j0)
+		setBasic(l)
+		for i := range k {
+			if i != i0 {
+				setBasic(l + 1 + i)
+			}
+		}
+		if !sw.factor(a, k, l) {
+			return 0, false
+		}
+	}
+	sw.values(a, k, l)
+	// Perturbations: random in [1, 1.1] times a typical size of the
+	// component (weights 1/|J|, payoff differences spread/√|J|), so the
+	// most infeasible component, relative to its kind, binds first and
+	// ties are unlikely.
+	s0 := float64(max(len(J), 1))
+	wTyp, pTyp := 1/s0, 0.3*math.Max(w.spread, math.SmallestNonzeroFloat64)/math.Sqrt(s0)
+	keys := zobrist(N+nv, 3)
+	unit := func(t int) float64 { return 1 + 0.1*float64(keys[t]>>11)/(1<<53) }
+	for p, q := range sw.basis[:N] {
+		sw.xh[p] = pTyp * unit(p) // a loose row's slack
+		if q < l {
+			sw.xh[p] = wTyp * unit(p)
+		}
+	}
+	for q := range nv {
+		switch {
+		case sw.pos[q] >= 0:
+			sw.dh[q] = 0
+		case q < l:
+			sw.dh[q] = pTyp * unit(N+q) // (Bᵀx)_j − w
+		default:
+			sw.dh[q] = wTyp * unit(N+q) // x_i
+		}
+	}
+	ptol := 1e-11
+	dtol := 1e-11 * math.Max(w.spread, math.SmallestNonzeroFloat64)
+	mu := math.Inf(1)
+	for pivots < maxPivots {
+		// The largest μ at which a component is zero.
+		best, r, q := 0.0, -1, -1
+		for p := range N {
+			if sw.basis[p] == l {
+				continue
+			}
+			xb, xh := sw.xb[p], sw.xh[p]
+			if xh <= 0 && xb+mu*xh < -ptol && !math.IsInf(mu, 1) {
+				sw.xh[p] = -xb / mu * 1.001 // drift: feasible again at μ
+				xh = sw.xh[p]
+			}
+			if xh > 0 && xb < -ptol && -xb/xh > best {
+				best, r, q = -xb/xh, p, -1
+			}
+		}
+		for v := range nv {
+			if sw.pos[v] >= 0 {
+				continue
+			}
+			db, dh := sw.db[v], sw.dh[v]
+			if dh <= 0 && db+mu*dh < -dtol && !math.IsInf(mu, 1) {
+				sw.dh[v] = -db / mu * 1.001
+				dh = sw.dh[v]
+			}
+			if dh > 0 && db < -dtol && -db/dh > best {
+				best, r, q = -db/dh, -1, v
+			}
+		}
+		if r < 0 && q < 0 {
+			break // optimal at μ = 0
+		}
+		mu = best
+		if q >= 0 {
+			// Primal pivot: q enters, the ratio test picks the leaving row.
+			sw.ftran(a, k, l, q)
+			r = sw.ratioPrimal(l, mu, ptol)
+			if r < 0 {
+				return pivots, false
+			}
+			sw.pivotRow(a, k, l, r)
+		} else {
+			// Dual pivot: position r leaves, the dual ratio test picks q.
+			sw.pivotRow(a, k, l, r)
+			q = sw.ratioDual(mu, dtol)
+			if q < 0 {
+				return pivots, false
+			}
+			sw.ftran(a, k, l, q)
+		}
+		pivots++
+		if !sw.pivot(r, q) {
+			// The inverse drifted: refactor and redo the step.
+			if len(sw.etaR) == 0 || !sw.factor(a, k, l) {
+				return pivots, false
+			}
+			sw.values(a, k, l)
+			continue
+		}
+		if len(sw.etaR) >= maxEta {
+			if !sw.factor(a, k, l) {
+				return pivots, false
+			}
+			sw.values(a, k, l)
+		}
+	}
+	if pivots >= maxPivots {
+		return pivots, false
+	}
+	// The optimal basis: tight rows and the support.
+	w.I, w.J = w.I[:0], w.J[:0]
+	for i := range k {
+		if sw.pos[l+1+i] < 0 {
+			w.I = append(w.I, i)
+		}
+	}
+	for j := range l {
+		if sw.pos[j] >= 0 {
+			w.J = append(w.J, j)
+		}
+	}
+	return pivots, true
+}
+
+// column writes the constraint column of variable q into sw.col.
+func (sw *spxWork) column(a []float64, k, l, q int) {
+	c := sw.col
+	clear(c)
+	switch {
+	case q < l:
+		for t := range k {
+			c[t] = a[t*l+q]
+		}
+		c[k] = 1
+	case q == l:
+		for t := range k {
+			c[t] = -1
+		}
+	default:
+		c[q-l-1] = 1
+	}
+}
+
+// factor factors the basis. With the rows ordered tight rows and the
+// normalization first (R) and loose rows L after, and the positions of y's
+// support and v first (P) and the slacks after, the basis is
+//
+//	[K 0; C 1]   with inverse   [K⁻¹ 0; −C K⁻¹ 1],
+//
+// so only the kernel K (|J|+1 square: the equalizer matrix) is factored,
+// by LU: at a random game's supports, about half the rows, an eighth of
+// the flops of factoring the whole basis. Pivots are applied in product
+// form on top (etaR, etaA). factor returns false if K is singular or too
+// badly conditioned to pivot on.
+func (sw *spxWork) factor(a []float64, k, l int) bool {
+	N := sw.n
+	sw.kr, sw.kc, sw.lr, sw.lc = sw.kr[:0], sw.kc[:0], sw.lr[:0], sw.lc[:0]
+	for p, q := range sw.basis[:N] {
+		if q > l {
+			sw.lr = append(sw.lr, q-l-1)
+			sw.lc = append(sw.lc, p)
+		} else {
+			sw.kc = append(sw.kc, p)
+		}
+	}
+	for i := range k {
+		if sw.pos[l+1+i] < 0 {
+			sw.kr = append(sw.kr, i)
+		}
+	}
+	sw.kr = append(sw.kr, k)
+	S, nl := len(sw.kc), len(sw.lr)
+	if len(sw.kr) != S {
+		return false
+	}
+	sw.lu = grow(sw.lu, S*S)
+	sw.cm = grow(sw.cm, nl*S)
+	sw.zk = grow(sw.zk, S)
+	for c, p := range sw.kc {
+		sw.column(a, k, l, sw.basis[p])
+		for r, i := range sw.kr {
+			sw.lu[r*S+c] = sw.col[i]
+		}
+		for r, i := range sw.lr {
+			sw.cm[r*S+c] = sw.col[i]
+		}
+	}
+	sw.ipiv = growInt(sw.ipiv, S)
+	sw.work = grow(sw.work, 4*S)
+	sw.iwork = growInt(sw.iwork, S)
+	var impl gonum.Implementation
+	anorm := impl.Dlange(lapack.MaxColumnSum, S, S, sw.lu, S, sw.work)
+	if !impl.Dgetrf(S, S, sw.lu, S, sw.ipiv) {
+		return false
+	}
+	if impl.Dgecon(lapack.MaxColumnSum, S, sw.lu, S, anorm, sw.work, sw.iwork) < 1e-13 {
+		return false
+	}
+	sw.etaR, sw.etaA = sw.etaR[:0], sw.etaA[:0]
+	return true
+}
+
+// solve writes B⁻¹b into out (indexed by basis positions); b is indexed by
+// rows and left unchanged.
+func (sw *spxWork) solve(b, out []float64) {
+	S := len(sw.kc)
+	z := sw.zk
+	for c, i := range sw.kr {
+		z[c] = b[i]
+	}
+	sw.luSolve(blas.NoTrans, z)
+	for c, p := range sw.kc {
+		out[p] = z[c]
+	}
+	for r, p := range sw.lc {
+		out[p] = b[sw.lr[r]] - dot(sw.cm[r*S:(r+1)*S], z)
+	}
+	N := sw.n
+	for e, r := range sw.etaR {
+		al := sw.etaA[e*N : (e+1)*N]
+		t := out[r] / al[r]
+		axpy(out, -t, al)
+		out[r] = t
+	}
+}
+
+// solveT writes uᵀB⁻¹ into out (indexed by rows); u is indexed by basis
+// positions and is overwritten.
+func (sw *spxWork) solveT(u, out []float64) {
+	N := sw.n
+	for e := len(sw.etaR) - 1; e >= 0; e-- {
+		r, al := sw.etaR[e], sw.etaA[e*N:(e+1)*N]
+		u[r] -= (dot(u, al) - u[r]) / al[r]
+	}
+	S := len(sw.kc)
+	z := sw.zk
+	for c, p := range sw.kc {
+		z[c] = u[p]
+	}
+	for r, p := range sw.lc {
+		if u[p] != 0 {
+			axpy(z, -u[p], sw.cm[r*S:(r+1)*S])
+		}
+		out[sw.lr[r]] = u[p]
+	}
+	sw.luSolve(blas.Trans, z)
+	for c, i := range sw.kr {
+		out[i] = z[c]
+	}
+}
+
+// luSolve solves K z = b or Kᵀz = b in place with the LU factors of the
+// kernel. Dgetrs with one right-hand side goes through Dtrsm, several
+// times slower than the two triangular solves by Dtrsv.
+func (sw *spxWork) luSolve(t blas.Transpose, z []float64) {
+	S := len(z)
+	L := blas64.Triangular{Uplo: blas.Lower, Diag: blas.Unit, N: S, Stride: S, Data: sw.lu}
+	U := blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: S, Stride: S, Data: sw.lu}
+	if t == blas.NoTrans {
+		for i, p := range sw.ipiv[:S] {
+			z[i], z[p] = z[p], z[i]
+		}
+		blas64.Trsv(blas.NoTrans, L, vec(z))
+		blas64.Trsv(blas.NoTrans, U, vec(z))
+		return
+	}
+	blas64.Trsv(blas.Trans, U, vec(z))
+	blas64.Trsv(blas.Trans, L, vec(z))
+	for i := S - 1; i >= 0; i-- {
+		p := sw.ipiv[i]
+		z[i], z[p] = z[p], z[i]
+	}
+}
+
+// values recomputes the basic values (B⁻¹ times the normalization row's
+// unit vector) and the reduced costs from the duals π (row of B⁻¹ at v's
+// position).
+func (sw *spxWork) values(a []float64, k, l int) {
+	sw.unit[k] = 1
+	sw.solve(sw.unit, sw.xb)
+	sw.unit[k] = 0
+	pi := sw.rho
+	sw.duals(l, pi)
+	// Reduced cost of y_j: −(πᵀB[:,j] + π_k); of s_i: −π_i; basic: 0.
+	d := sw.db[:l]
+	blas64.Gemv(blas.Trans, -1, blas64.General{Rows: k, Cols: l, Stride: l, Data: a}, vec(pi[:k]), 0, vec(d))
+	for j := range l {
+		d[j] -= pi[k]
+	}
+	sw.db[l] = 0
+	for i := range k {
+		sw.db[l+1+i] = -pi[i]
+	}
+	for q := range sw.db {
+		if sw.pos[q] >= 0 {
+			sw.db[q] = 0
+		}
+	}
+}
+
+// duals writes π, the row of B⁻¹ at v's position, into pi.
+func (sw *spxWork) duals(l int, pi []float64) {
+	sw.unit[sw.pos[l]] = 1
+	sw.solveT(sw.unit, pi)
+	clear(sw.unit)
+}
+
+// ftran computes alpha = B⁻¹ a_q.
+func (sw *spxWork) ftran(a []float64, k, l, q int) {
+	sw.column(a, k, l, q)
+	sw.solve(sw.col, sw.alpha)
+}
+
+// pivotRow computes row r of B⁻¹ (rho) and the pivot row rhoᵀa_q of every
+// variable (arow).
+func (sw *spxWork) pivotRow(a []float64, k, l, r int) {
+	sw.unit[r] = 1
+	sw.solveT(sw.unit, sw.rho)
+	clear(sw.unit)
+	ar := sw.arow[:l]
+	blas64.Gemv(blas.Trans, 1, blas64.General{Rows: k, Cols: l, Stride: l, Data: a}, vec(sw.rho[:k]), 0, vec(ar))
+	for j := range l {
+		ar[j] += sw.rho[k]
+	}
+	sw.arow[l] = 0
+	for i := range k {
+		sw.arow[l+1+i] = sw.rho[i]
+	}
+}
+
+// ratioPrimal picks the leaving position for the entering column in alpha
+// by Harris's two-pass test on the values at μ (v, free, never leaves);
+// −1 if the step is unbounded.
+func (sw *spxWork) ratioPrimal(l int, mu, tol float64) int {
+	amax := 0.0
+	for _, v := range sw.alpha {
+		amax = math.Max(amax, math.Abs(v))
+	}
+	piv := math.Max(1e-9*amax, 1e-12)
+	tmax := math.Inf(1)
+	for p, al := range sw.alpha {
+		if al > piv && sw.basis[p] != l {
+			tmax = math.Min(tmax, (sw.xb[p]+mu*sw.xh[p]+tol)/al)
+		}
+	}
+	r, big := -1, 0.0
+	for p, al := range sw.alpha {
+		if al > piv && sw.basis[p] != l && (sw.xb[p]+mu*sw.xh[p])/al <= tmax && al > big {
+			r, big = p, al
+		}
+	}
+	return r
+}
+
+// ratioDual picks the entering variable for the pivot row in arow by
+// Harris's two-pass test on the reduced costs at μ; −1 if none qualifies.
+func (sw *spxWork) ratioDual(mu, tol float64) int {
+	amax := 0.0
+	for q, v := range sw.arow {
+		if sw.pos[q] < 0 {
+			amax = math.Max(amax, math.Abs(v))
+		}
+	}
+	piv := math.Max(1e-9*amax, 1e-12)
+	tmax := math.Inf(1)
+	for q, al := range sw.arow {
+		if al < -piv && sw.pos[q] < 0 {
+			tmax = math.Min(tmax, (sw.db[q]+mu*sw.dh[q]+tol)/-al)
+		}
+	}
+	e, big := -1, 0.0
+	for q, al := range sw.arow {
+		if al < -piv && sw.pos[q] < 0 && (sw.db[q]+mu*sw.dh[q])/-al <= tmax && -al > big {
+			e, big = q, -al
+		}
+	}
+	return e
+}
+
+// pivot exchanges the variable at position r for q, with the entering
+// column in alpha and the pivot row in arow: it updates the values and the
+// reduced costs and records the eta of the exchange.
+func (sw *spxWork) pivot(r, q int) bool {
+	ar := sw.alpha[r]
+	if ar == 0 || math.Abs(ar-sw.arow[q]) > 1e-7*(1+math.Abs(ar)) {
+		return false // the inverse has drifted
+	}
+	out := sw.basis[r]
+	tb, th := sw.xb[r]/ar, sw.xh[r]/ar
+	for p, al := range sw.alpha {
+		sw.xb[p] -= tb * al
+		sw.xh[p] -= th * al
+	}
+	sw.xb[r], sw.xh[r] = tb, th
+	ub, uh := sw.db[q]/ar, sw.dh[q]/ar
+	for v, al := range sw.arow {
+		if sw.pos[v] < 0 {
+			sw.db[v] -= ub * al
+			sw.dh[v] -= uh * al
+		}
+	}
+	sw.db[q], sw.dh[q] = 0, 0
+	sw.db[out], sw.dh[out] = -ub, -uh
+	sw.etaR = append(sw.etaR, r)
+	sw.etaA = append(sw.etaA, sw.alpha...)
+	sw.basis[r] = q
+	sw.pos[q] = r
+	sw.pos[out] = -1
+	return true
+}
+
+// finish turns the optimal basis left by simplex (its tight rows and
+// support in w.I, w.J) into a pair in x, y: the equalizer system of the
+// basis solved with iterative refinement, or the simplex's own values if
+// those are better. It keeps the better pair in w.bx, w.by if it beats
+// *best.
+func (w *subWork) finish(a []float64, k, l int, x, y []float64, tol float64, best *float64) {
+	try := func() {
+		normalize(x)
+		normalize(y)
+		if g := w.gapOf(a, k, l, x, y); g < *best {
+			*best = g
+			copy(w.bx, x)
+			copy(w.by, y)
+		}
+	}
+	sw := &w.spx
+	clear(x)
+	clear(y)
+	for j := range l {
+		if p := sw.pos[j]; p >= 0 {
+			y[j] = sw.xb[p]
+		}
+	}
+	sw.duals(l, sw.rho)
+	for i := range k {
+		x[i] = -sw.rho[i]
+	}
+	try()
+	if *best <= tol {
+		return
+	}
+	I, J, _, ok := w.eq.solve(a, l, w.I, w.J)
+	if !ok {
+		return
+	}
+	clear(x)
+	clear(y)
+	for t, i := range I {
+		x[i] = w.eq.x[t]
+	}
+	for t, j := range J {
+		y[j] = w.eq.y[t]
+	}
+	try()
+}
