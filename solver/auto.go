@@ -29,9 +29,10 @@ import (
 //     predicted time is below that of RM+ going on: RM+'s remaining passes
 //     are extrapolated from its own convergence so far (the gap's decay
 //     between the middle and the end of the first phase, as gap ∝ T^−α),
-//     each costing a read of A at 25 GB/s; the crossover costs about 3
-//     subgame solves of 9e-9 s × s³ each for supports of s rows or columns
-//     (measured on uniform games here). Both are estimates from sizes, not timings, so
+//     each costing a read of A at 25 GB/s; the crossover costs about 2
+//     subgame solves of 5e-9 s × s³ each for supports of s rows or columns
+//     (the warm-started simplex of package polish, measured on uniform
+//     games of 300² to 2000² here). Both are estimates from sizes, not timings, so
 //     that the route of a solve does not depend on the machine's load.
 //   - After a crossover that did not reach the target (its subgame grew
 //     too large, its rounds ran out, rounding stalled it), RM+ goes on,
@@ -108,8 +109,8 @@ func (m *Auto) engine(Problem, *Settings) (engine, error) {
 // Polish-cost constants of the route (see Auto).
 const (
 	autoBandwidth     = 25e9 // bytes per second of a pass over A
-	autoSecondsPerCub = 9e-9 // seconds per s³ of a subgame solve
-	autoSubgames      = 3    // subgame solves of a crossover, typically
+	autoSecondsPerCub = 5e-9 // seconds per s³ of a subgame solve
+	autoSubgames      = 2    // subgame solves of a crossover, typically
 )
 
 // solveRoute runs Auto's route on p into dst.
