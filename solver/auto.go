@@ -38,8 +38,9 @@ import (
 //     too large, its rounds ran out, rounding stalled it), RM+ goes on,
 //     warm-started from the best certified pair.
 //
-// The limits of Settings hold for the whole route; the certificate is
-// always that of the full game. The paper's rules stay one NewMethod away.
+// The limits of Settings hold for the whole route, whose iterations are
+// RM+'s and the crossover's rounds (a subgame solve and a pass each); the
+// certificate is always that of the full game. The paper's rules stay one NewMethod away.
 type Auto struct {
 	// PolishBelow is the relative target at or below which a matrix game
 	// considers the crossover; 0 means 1e-4, a negative value never.
@@ -131,6 +132,7 @@ func (m *Auto) solveRoute(ctx context.Context, dst *Result, p Problem, s *Settin
 	ph.reset(s)
 	handover := max(target, defaultC(m.Handover, 1e-3))
 	s1 := ph.settings(handover)
+	s1.Init = s.Init
 	if err := SolveInto(ctx, dst, p, s1, first); err != nil {
 		return err
 	}
@@ -209,6 +211,9 @@ func (m *Auto) polish(ctx context.Context, dst *Result, g *MatrixGame, target fl
 		return false, err
 	}
 	st := res.Stats
+	// A crossover round (a subgame solve and a pass) counts as an
+	// iteration, so that records and traces stay in order.
+	ph.stats.Iterations += st.Solves
 	ph.stats.MatrixPasses += st.Passes
 	ph.stats.GapPasses += st.Passes
 	ph.stats.SubgameSolves += st.Solves
@@ -223,6 +228,17 @@ func (m *Auto) polish(ctx context.Context, dst *Result, g *MatrixGame, target fl
 		dst.Gap, dst.RelGap = res.Gap/u, res.RelGap
 		dst.ValueLower, dst.ValueUpper = res.Lower/u, res.Upper/u
 		dst.Point, dst.ColumnPoint = PolishedPoint, PolishedPoint
+	}
+	if r := ph.rec.r; r != nil {
+		// The crossover's outcome is the route's latest record.
+		rec := &ph.rec.rec
+		*rec = Record{Iteration: ph.stats.Iterations, Evaluations: ph.stats.Evaluations, MatrixPasses: ph.stats.MatrixPasses,
+			Gap: dst.Gap, RelGap: dst.RelGap, GapAverage: math.Inf(1), GapLast: dst.Gap,
+			ValueLower: dst.ValueLower, ValueUpper: dst.ValueUpper, Point: dst.Point, ColumnPoint: dst.ColumnPoint,
+			Elapsed: time.Since(ph.t0)}
+		if err := r.Record(rec); err != nil {
+			return false, fmt.Errorf("solver: recorder: %w", err)
+		}
 	}
 	if res.Status == polish.Canceled {
 		dst.Status = Canceled

@@ -72,6 +72,13 @@ func TestAutoRoutes(t *testing.T) {
 	if res.Point != solver.PolishedPoint || res.MatrixPasses <= res.GapPasses-1 {
 		t.Errorf("point %v, %d passes, %d gap passes", res.Point, res.MatrixPasses, res.GapPasses)
 	}
+	// A warm start from the answer itself is kept: nothing to do but RM+'s
+	// warm-start calibration (10 iterations, 2 passes each) and the
+	// certificates.
+	warm := solveWith(t, a, nil, &solver.Settings{RelGap: 1e-10, MaxIterations: 100000, Init: res.X})
+	if warm.Status != solver.Converged || warm.MatrixPasses > 23 || warm.SubgameSolves > 0 {
+		t.Errorf("warm-started at the answer: %v after %d passes", warm.Status, warm.MatrixPasses)
+	}
 	// Polish off: RM+ alone, to the same target if it can.
 	off := method(t, "auto", "polish", "off")
 	res = solveWith(t, a, off, &solver.Settings{RelGap: 1e-6, MaxIterations: 100000})
