@@ -138,25 +138,8 @@ func (m *Auto) solveRoute(ctx context.Context, dst *Result, p Problem, s *Settin
 	}
 	ph.add(dst)
 	route := first.Name()
-	if dst.Status == Converged && !ph.met(dst) && ph.polishPays(g, dst, target) {
-		route += " → polish"
-		ok, err := m.polish(ctx, dst, g, target, ph)
-		if err != nil {
-			return err
-		}
-		if !ok && ph.left() {
-			route += " → " + first.Name()
-			s3 := ph.settings(target)
-			s3.Init = append([]float64(nil), dst.X...)
-			if err := SolveInto(ctx, dst, p, s3, first); err != nil {
-				return err
-			}
-			ph.add(dst)
-		}
-	} else if dst.Status == Converged && !ph.met(dst) {
-		// RM+ goes on from its handover pair, warm-started: in effect a
-		// restart, which needed no more passes than one run on the
-		// README's families.
+	// goOn runs RM+ again to the target, warm-started from the best pair.
+	goOn := func() error {
 		route += " → " + first.Name()
 		s3 := ph.settings(target)
 		s3.Init = append([]float64(nil), dst.X...)
@@ -164,6 +147,28 @@ func (m *Auto) solveRoute(ctx context.Context, dst *Result, p Problem, s *Settin
 			return err
 		}
 		ph.add(dst)
+		return nil
+	}
+	switch {
+	case dst.Status != Converged || ph.met(dst):
+	case ph.polishPays(g, dst, target):
+		route += " → polish"
+		ok, err := m.polish(ctx, dst, g, target, ph)
+		if err != nil {
+			return err
+		}
+		if !ok && ph.left() {
+			if err := goOn(); err != nil {
+				return err
+			}
+		}
+	default:
+		// From its handover pair, warm-started: in effect a restart,
+		// which needed no more passes than one run on the README's
+		// families.
+		if err := goOn(); err != nil {
+			return err
+		}
 	}
 	ph.fill(dst)
 	dst.Method, dst.Route = m.Name(), route
