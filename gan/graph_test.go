@@ -184,11 +184,3 @@ func TestGradients(t *testing.T) {
 		}
 	}
 }
-
-func zeros(n, m int) [][]float64 {
-	v := make([][]float64, n)
-	for i := range v {
-		v[i] = make([]float64, m)
-	}
-	return v
-}
