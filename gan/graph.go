@@ -60,6 +60,13 @@ func (n *netNodes) grad(dst []float64) error {
 				return fmt.Errorf("gan: gradient of %s: %w", n.nodes[2*i+k].Name(), err)
 			}
 			copy(dst[off:], gv.Data().([]float64))
+			// The tape machine adds each run's gradient to the last: clear
+			// it for the next run.
+			t, ok := gv.(tensor.Tensor)
+			if !ok {
+				return fmt.Errorf("gan: gradient of %s is a %T", n.nodes[2*i+k].Name(), gv)
+			}
+			t.Zero()
 		}
 	}
 	return nil

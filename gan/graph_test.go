@@ -97,7 +97,7 @@ func checkGrad(t *testing.T, params [][]float64, grads [][]float64, f func() flo
 // TestGradients: the gradient graphs of both sides, under both losses, for
 // batch sizes that are not powers of two and for one and several particles
 // per side, give the loss of the reference forward pass and its gradient
-// by finite differences; the fakes of several generators are joined along
+// by finite differences, run after run; the fakes of several generators are joined along
 // the batch axis, whose row order the reference checks.
 func TestGradients(t *testing.T) {
 	gen, disc := Arch{In: 3, Hidden: 5, Out: 2}, Arch{In: 2, Hidden: 6, Out: 1}
@@ -135,6 +135,10 @@ func TestGradients(t *testing.T) {
 					}
 					return l
 				}
+				// The gradients checked are those of a third run: a graph
+				// that kept state between runs would fail.
+				evalGen()
+				evalGen()
 				got := evalGen()
 				want := genLossRef(gen, disc, gens, discs, z, c, sz.batch, loss)
 				if math.Abs(got-want) > 1e-10*(1+math.Abs(want)) {
@@ -170,6 +174,8 @@ func TestGradients(t *testing.T) {
 					}
 					return l
 				}
+				evalDisc()
+				evalDisc()
 				got = evalDisc()
 				want = discLossRef(disc, discs, x, y, w, sz.batch, fake, loss)
 				if math.Abs(got-want) > 1e-10*(1+math.Abs(want)) {
