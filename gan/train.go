@@ -55,6 +55,14 @@ type Config struct {
 	RespawnBelow, RespawnNoise float64
 	// Uniform skips the game: the weights stay uniform (a baseline).
 	Uniform bool
+	// Average is the fraction of the last rounds whose solved weights the
+	// returned mixture averages, with the final particles' game (default
+	// 0.5; −1 for the final game's alone). Each round's game is that of
+	// one minibatch, and its solution jumps between particles that play
+	// alike; averaged over rounds, as the strategies of no-regret
+	// dynamics are, the weights keep every particle that held weight late
+	// in the training.
+	Average float64
 
 	// Method solves each round's game (default solver.DefaultMethodName);
 	// it must solve a matrix game. RelGap is the gap target relative to
@@ -121,6 +129,7 @@ func (c *Config) fill() {
 	deff(&c.RespawnNoise, 0.05)
 	deff(&c.RelGap, 1e-3)
 	def(&c.MaxIterations, 100000)
+	deff(&c.Average, 0.5)
 	def(&c.Threads, runtime.GOMAXPROCS(0))
 }
 
@@ -150,6 +159,9 @@ func (c *Config) check() error {
 	}
 	if !(c.Beta1 >= 0 && c.Beta1 < 1 && c.Beta2 >= 0 && c.Beta2 < 1) {
 		return fmt.Errorf("gan: Adam's betas must lie in [0, 1), got %v and %v", c.Beta1, c.Beta2)
+	}
+	if !(c.Average == -1 || c.Average > 0 && c.Average <= 1) {
+		return fmt.Errorf("gan: the averaged fraction of rounds must lie in (0, 1] or be −1, got %v", c.Average)
 	}
 	if !(c.Langevin >= 0) || math.IsInf(c.Langevin, 0) || !(c.RespawnBelow >= 0 && c.RespawnBelow < 1) || c.RespawnAfter < 0 || c.MaxIterations < 1 {
 		return fmt.Errorf("gan: bad Langevin temperature %v, respawn threshold %v after %d rounds or iteration limit %d", c.Langevin, c.RespawnBelow, c.RespawnAfter, c.MaxIterations)
@@ -204,8 +216,7 @@ type Recorder interface {
 	// Init is called once before the first round.
 	Init(info *Info) error
 	// Record is called after every round, and once more (with Round one
-	// past the last) for the game of the final particles whose solution
-	// weights the returned mixture.
+	// past the last) for the game of the final particles.
 	Record(r *Round) error
 }
 
@@ -215,7 +226,8 @@ var ErrInterrupted = errors.New("gan: training interrupted")
 
 // Train trains a mixture of generators and discriminators on data by
 // rounds (see the package documentation) and returns it, weighted by the
-// solution of the game of its final particles. When ctx ends before the
+// average of the last rounds' solutions and of the final particles' game
+// (see Config.Average). When ctx ends before the
 // last round, Train returns the mixture trained so far, weighted likewise,
 // with an error matching ErrInterrupted and ctx's error.
 func Train(ctx context.Context, data *Dataset, cfg *Config) (*Mixture, error) {
@@ -251,6 +263,9 @@ type trainer struct {
 	light     [2][]int // rounds each particle's weight has stayed light
 	real, z   []float64
 	gen, disc Arch
+	// The sums of the averaged rounds' weights.
+	sumP, sumQ []float64
+	averaged   int
 }
 
 func newTrainer(data *Dataset, cfg *Config) (*trainer, error) {
@@ -360,6 +375,9 @@ func (t *trainer) train(ctx context.Context) (*Mixture, error) {
 		}
 		copy(t.mix.P, t.rec.P)
 		copy(t.mix.Q, t.rec.Q)
+		if c.Average > 0 && float64(r) > (1-c.Average)*float64(c.Rounds) {
+			t.addAverage()
+		}
 		t0 := time.Now()
 		if err := t.steps(); err != nil {
 			return nil, err
@@ -385,6 +403,15 @@ func (t *trainer) train(ctx context.Context) (*Mixture, error) {
 	}
 	copy(t.mix.P, t.rec.P)
 	copy(t.mix.Q, t.rec.Q)
+	if c.Average > 0 {
+		t.addAverage()
+		for i := range t.mix.P {
+			t.mix.P[i] = t.sumP[i] / float64(t.averaged)
+		}
+		for i := range t.mix.Q {
+			t.mix.Q[i] = t.sumQ[i] / float64(t.averaged)
+		}
+	}
 	t.rec.Elapsed = time.Since(start)
 	if c.Recorder != nil {
 		if err := c.Recorder.Record(&t.rec); err != nil {
@@ -395,6 +422,20 @@ func (t *trainer) train(ctx context.Context) (*Mixture, error) {
 		return t.mix, fmt.Errorf("%w after %d rounds: %w", ErrInterrupted, last-1, stopped)
 	}
 	return t.mix, nil
+}
+
+// addAverage adds the round's weights to the running sums.
+func (t *trainer) addAverage() {
+	if t.sumP == nil {
+		t.sumP, t.sumQ = make([]float64, len(t.rec.P)), make([]float64, len(t.rec.Q))
+	}
+	for i, v := range t.rec.P {
+		t.sumP[i] += v
+	}
+	for i, v := range t.rec.Q {
+		t.sumQ[i] += v
+	}
+	t.averaged++
 }
 
 // solveRound draws the round's minibatch, evaluates M and solves its game
