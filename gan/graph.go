@@ -161,22 +161,25 @@ func newGenGraph(gen, disc Arch, k, j, batch int, loss Loss) (*genGraph, error) 
 		gg.z = append(gg.z, z)
 		fakes = append(fakes, gg.own[i].apply(z))
 	}
-	all := fakes[0]
-	if k > 1 {
-		all = G.Must(G.Concat(0, fakes...))
-	}
 	for i := range j {
 		gg.other = append(gg.other, newNetNodes(gg.g, disc, fmt.Sprintf("d%d", i)))
 		gg.c = append(gg.c, gg.input(fmt.Sprintf("c%d", i)))
-		o := G.Must(G.Neg(gg.other[i].apply(all)))
-		if loss == Log {
-			o = G.Must(G.Softplus(o))
-		}
-		term := G.Must(G.Mul(G.Must(G.Sum(o)), gg.c[i]))
-		if gg.loss == nil {
-			gg.loss = term
-		} else {
-			gg.loss = G.Must(G.Add(gg.loss, term))
+	}
+	// Each discriminator judges each generator's fakes apart: joining the
+	// fakes along the batch axis (Concat) gave wrong gradients to the
+	// generators past the fourth at 64 rows each.
+	for _, fake := range fakes {
+		for i := range j {
+			o := G.Must(G.Neg(gg.other[i].apply(fake)))
+			if loss == Log {
+				o = G.Must(G.Softplus(o))
+			}
+			term := G.Must(G.Mul(G.Must(G.Sum(o)), gg.c[i]))
+			if gg.loss == nil {
+				gg.loss = term
+			} else {
+				gg.loss = G.Must(G.Add(gg.loss, term))
+			}
 		}
 	}
 	return gg, gg.finish()
