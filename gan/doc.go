@@ -39,6 +39,7 @@
 // gradient to the last unless cleared, which the package does). The payoff
 // matrix and the sampler use a hand-written forward pass through gonum's
 // BLAS instead: the matrix needs no gradient, and gorgonia spends far more
-// in allocation than in arithmetic on layers this small (about 1.6 ms, measured on a shared machine, for a
-// 256×2×64 graph). The two forward passes are tested against each other.
+// in allocation than in arithmetic on layers this small (about 1.6 ms,
+// measured on a shared machine, for a 256×2×64 graph). The two forward
+// passes are tested against each other.
 package gan

@@ -143,15 +143,11 @@ func ganAction(c *cli.Context) error {
 	defer closeBE()
 	cfg.Backend = be
 
-	var prog *progress
-	if !c.Bool("quiet") && isTerminal(c.App.ErrWriter) {
-		prog = newProgress(c.App.ErrWriter)
-		defer prog.clear()
-	}
-	log, err := newLogger(c, logWriter(c.App.ErrWriter, prog))
+	prog, log, err := progressLogger(c)
 	if err != nil {
 		return err
 	}
+	defer prog.clear()
 	rec := &ganRecorder{prog: prog, log: log}
 	if c.Bool("quiet") {
 		rec.log = nil
@@ -166,9 +162,7 @@ func ganAction(c *cli.Context) error {
 	} else if err != nil {
 		return err
 	}
-	if prog != nil {
-		prog.clear()
-	}
+	prog.clear()
 	secs := time.Since(start).Seconds()
 
 	n := c.Int("num-samples")
