@@ -102,7 +102,7 @@ func checkGrad(t *testing.T, params [][]float64, grads [][]float64, f func() flo
 func TestGradients(t *testing.T) {
 	gen, disc := Arch{In: 3, Hidden: 5, Out: 2}, Arch{In: 2, Hidden: 6, Out: 1}
 	for _, loss := range []Loss{Log, WGAN} {
-		for _, sz := range []struct{ k, j, batch int }{{1, 1, 1}, {1, 3, 7}, {3, 2, 5}, {4, 3, 13}, {2, 2, 64}, {8, 2, 9}, {16, 2, 4}, {8, 2, 64}, {16, 2, 64}} {
+		for _, sz := range []struct{ k, j, batch int }{{1, 1, 1}, {1, 3, 7}, {3, 2, 5}, {4, 3, 13}, {2, 2, 64}, {8, 2, 9}, {16, 2, 4}, {8, 2, 64}} {
 			t.Run(fmt.Sprintf("%v/K=%d,J=%d,B=%d", loss, sz.k, sz.j, sz.batch), func(t *testing.T) {
 				rng := rand.New(rand.NewPCG(uint64(sz.k*100+sz.j), uint64(sz.batch)))
 				gens, discs := randomNets(gen, sz.k, rng), randomNets(disc, sz.j, rng)

@@ -19,12 +19,16 @@ import (
 // non-nil Config every zero field means its default, as documented.
 type Config struct {
 	// Generators (K) and Discriminators (J) are the numbers of particles
-	// of each side (default 8 each).
+	// of each side. K defaults to DefaultGenerators of the data: more
+	// generators than modes, so that every mode can get one of its own
+	// while the game weights the spares down. J defaults to 2: the
+	// discriminators are the costly side of every step, and two already
+	// weight the generators by mode.
 	Generators, Discriminators int
-	// Rounds is the number of rounds (default 1500).
+	// Rounds is the number of rounds (default 4000).
 	Rounds int
 	// Batch is the minibatch size B of the payoff matrix and of every
-	// gradient step (default 256).
+	// gradient step (default 64).
 	Batch int
 	// Hidden is the width of both hidden layers of every network (default
 	// 32), NoiseDim the dimension of the generators' Gaussian noise z
@@ -33,12 +37,31 @@ type Config struct {
 	// Loss is the payoff's f (default Log: see Loss for why).
 	Loss Loss
 	// GenSteps and DiscSteps are the gradient steps each particle takes per
-	// round (default 1 each; −1 for none, which freezes that side).
+	// round (default 1 and 2; −1 for none, which freezes that side): the
+	// generators can settle on a mode only where the discriminators
+	// resolve it.
 	GenSteps, DiscSteps int
-	// GenRate and DiscRate are Adam's step sizes (default 1e-3 each);
+	// GenRate and DiscRate are Adam's step sizes (default 1e-3 and 2e-3);
 	// Beta1 and Beta2 its moment decays (default 0.5 and 0.999, the usual
 	// GAN choices).
 	GenRate, DiscRate, Beta1, Beta2 float64
+	// Sharpen is the fraction of the last rounds over which both rates
+	// fall linearly to a tenth, so that the generators settle on the
+	// modes the discriminators resolve (default 0.3; −1 for none).
+	Sharpen float64
+	// GenInit and DiscInit shape the particles' first draw (default 0.1
+	// and 8; −1 for plain Glorot draws). Each generator starts as a small
+	// blob, its output layer's weights scaled by GenInit, placed at a
+	// random point of the data's spread (its output bias drawn from a
+	// Gaussian with the data's mean and per-coordinate variance), so that
+	// the generators start apart and each can settle on a mode of its
+	// own. Each discriminator's first-layer weights are scaled by
+	// DiscInit/σ, σ the data's standard deviation, and each hidden unit's
+	// hyperplane passes through a data point drawn at random: Glorot's
+	// draw makes units that vary over the whole data's range, and Adam
+	// takes tens of thousands of steps to grow them sharp enough to
+	// resolve modes a few hundredths of that range wide.
+	GenInit, DiscInit float64
 	// Clip bounds the discriminators' weights to [−Clip, Clip] after every
 	// step under WGAN (default 0.1).
 	Clip float64
@@ -87,7 +110,18 @@ type Config struct {
 	Recorder Recorder
 }
 
-// DefaultConfig returns the defaults of every field.
+// DefaultGenerators is the default number of generators for a data set:
+// for a mixture of M Gaussians, ⌈3M/2⌉ (12 for ring8, 38 for grid25); for
+// a file's points, whose modes are unknown, 16.
+func DefaultGenerators(d *Dataset) int {
+	if d.Points == nil && len(d.Centers) > 0 {
+		return (3*len(d.Centers) + 1) / 2
+	}
+	return 16
+}
+
+// DefaultConfig returns the defaults of every field; Generators stays 0,
+// which Train replaces by DefaultGenerators of its data.
 func DefaultConfig() *Config {
 	c := &Config{}
 	c.fill()
@@ -110,19 +144,21 @@ func (c *Config) fill() {
 		c.Generators, c.Discriminators = len(c.Init.Generators), len(c.Init.Discriminators)
 		c.Hidden, c.NoiseDim, c.Loss = c.Init.Gen.Hidden, c.Init.Gen.In, c.Init.Loss
 	}
-	def(&c.Generators, 8)
-	def(&c.Discriminators, 8)
-	def(&c.Rounds, 1500)
-	def(&c.Batch, 256)
+	def(&c.Discriminators, 2)
+	def(&c.Rounds, 4000)
+	def(&c.Batch, 64)
 	def(&c.Hidden, 32)
 	def(&c.NoiseDim, 2)
 	def(&c.GenSteps, 1)
-	def(&c.DiscSteps, 1)
+	def(&c.DiscSteps, 2)
 	deff(&c.GenRate, 1e-3)
-	deff(&c.DiscRate, 1e-3)
+	deff(&c.DiscRate, 2e-3)
 	deff(&c.Beta1, 0.5)
 	deff(&c.Beta2, 0.999)
 	deff(&c.Clip, 0.1)
+	deff(&c.Sharpen, 0.3)
+	deff(&c.GenInit, 0.1)
+	deff(&c.DiscInit, 8)
 	if c.Generators > 0 && c.Discriminators > 0 {
 		deff(&c.RespawnBelow, 0.1/float64(max(c.Generators, c.Discriminators)))
 	}
@@ -159,6 +195,17 @@ func (c *Config) check() error {
 	}
 	if !(c.Beta1 >= 0 && c.Beta1 < 1 && c.Beta2 >= 0 && c.Beta2 < 1) {
 		return fmt.Errorf("gan: Adam's betas must lie in [0, 1), got %v and %v", c.Beta1, c.Beta2)
+	}
+	for _, v := range []struct {
+		name string
+		v    float64
+	}{{"generators' initial scale", c.GenInit}, {"discriminators' initial scale", c.DiscInit}} {
+		if !(v.v == -1 || v.v > 0) || math.IsInf(v.v, 0) {
+			return fmt.Errorf("gan: the %s must be a positive number or −1, got %v", v.name, v.v)
+		}
+	}
+	if !(c.Sharpen == -1 || c.Sharpen > 0 && c.Sharpen <= 1) {
+		return fmt.Errorf("gan: the sharpened fraction of rounds must lie in (0, 1] or be −1, got %v", c.Sharpen)
 	}
 	if !(c.Average == -1 || c.Average > 0 && c.Average <= 1) {
 		return fmt.Errorf("gan: the averaged fraction of rounds must lie in (0, 1] or be −1, got %v", c.Average)
@@ -275,6 +322,9 @@ func newTrainer(data *Dataset, cfg *Config) (*trainer, error) {
 	}
 	t.cfg = *cfg
 	c := &t.cfg
+	if c.Generators == 0 && c.Init == nil && data != nil {
+		c.Generators = DefaultGenerators(data)
+	}
 	c.fill()
 	if err := c.check(); err != nil {
 		return nil, err
@@ -293,6 +343,7 @@ func newTrainer(data *Dataset, cfg *Config) (*trainer, error) {
 		t.mix = c.Init.clone()
 	} else {
 		t.mix = newMixture(t.gen, t.disc, k, j, c.Loss, t.rng)
+		t.place()
 	}
 	if c.Method == nil {
 		m, err := solver.NewMethod(solver.DefaultMethodName)
@@ -379,7 +430,7 @@ func (t *trainer) train(ctx context.Context) (*Mixture, error) {
 			t.addAverage()
 		}
 		t0 := time.Now()
-		if err := t.steps(); err != nil {
+		if err := t.steps(t.rate(r)); err != nil {
 			return nil, err
 		}
 		t.rec.Respawned = t.respawn()
@@ -518,7 +569,7 @@ func normals(v []float64, rng *rand.Rand) {
 // steps moves every particle: the discriminators first, each against the
 // P-mixture of generators, then the generators, each against the
 // Q-mixture of the moved discriminators.
-func (t *trainer) steps() error {
+func (t *trainer) steps(scale float64) error {
 	c := &t.cfg
 	k, j, b := c.Generators, c.Discriminators, c.Batch
 	d := t.data.Dim
@@ -543,8 +594,8 @@ func (t *trainer) steps() error {
 			return err
 		}
 		for i, ph := range t.mix.Discriminators {
-			t.dopt[i].step(ph, t.dgrad[i], c.DiscRate, c.Beta1, c.Beta2)
-			t.noise(ph, c.DiscRate)
+			t.dopt[i].step(ph, t.dgrad[i], scale*c.DiscRate, c.Beta1, c.Beta2)
+			t.noise(ph, scale*c.DiscRate)
 			if c.Loss == WGAN {
 				for p := range ph {
 					ph[p] = min(max(ph[p], -c.Clip), c.Clip)
@@ -565,11 +616,77 @@ func (t *trainer) steps() error {
 			return err
 		}
 		for i, th := range t.mix.Generators {
-			t.gopt[i].step(th, t.ggrad[i], c.GenRate, c.Beta1, c.Beta2)
-			t.noise(th, c.GenRate)
+			t.gopt[i].step(th, t.ggrad[i], scale*c.GenRate, c.Beta1, c.Beta2)
+			t.noise(th, scale*c.GenRate)
 		}
 	}
 	return nil
+}
+
+// rate is the factor of both rates in round r: 1, then falling linearly
+// to a tenth over the last Sharpen fraction of the rounds.
+func (t *trainer) rate(r int) float64 {
+	c := &t.cfg
+	if c.Sharpen <= 0 {
+		return 1
+	}
+	from := (1 - c.Sharpen) * float64(c.Rounds)
+	if float64(r) <= from {
+		return 1
+	}
+	return 1 - 0.9*(float64(r)-from)/(c.Sharpen*float64(c.Rounds))
+}
+
+// place moves the freshly drawn particles where they can learn fast (see
+// Config.GenInit and DiscInit), from the mean and spread of a sample of the
+// data.
+func (t *trainer) place() {
+	c, d := &t.cfg, t.data.Dim
+	const n = 1024
+	pts := make([]float64, n*d)
+	t.data.Sample(pts, t.rng)
+	mean, vr := make([]float64, d), make([]float64, d)
+	for r := range n {
+		for i := range d {
+			mean[i] += pts[r*d+i] / n
+		}
+	}
+	total := 0.0
+	for r := range n {
+		for i := range d {
+			x := pts[r*d+i] - mean[i]
+			vr[i] += x * x / n
+			total += x * x / n
+		}
+	}
+	if c.GenInit > 0 {
+		l := t.gen.layers()[2]
+		for _, th := range t.mix.Generators {
+			for i := l.w; i < l.b; i++ {
+				th[i] *= c.GenInit
+			}
+			for i := range d {
+				th[l.b+i] = mean[i] + math.Sqrt(vr[i])*t.rng.NormFloat64()
+			}
+		}
+	}
+	if c.DiscInit > 0 && total > 0 {
+		s := c.DiscInit / math.Sqrt(total/float64(d))
+		l := t.disc.layers()[0]
+		for _, ph := range t.mix.Discriminators {
+			for i := l.w; i < l.b; i++ {
+				ph[i] *= s
+			}
+			for u := range l.out {
+				x := pts[t.rng.IntN(n)*d:]
+				b := 0.0
+				for i := range d {
+					b -= x[i] * ph[l.w+i*l.out+u]
+				}
+				ph[l.b+u] = b
+			}
+		}
+	}
 }
 
 // noise adds the Langevin noise of a step of the given rate.

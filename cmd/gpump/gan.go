@@ -47,7 +47,7 @@ Examples:
    gpump gan --data points.npy --loss wgan --algo rm+ -o r.json`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "data", Usage: "ring8, grid25 or an N×d .npy file of points", Required: true},
-			&cli.IntFlag{Name: "generators", Aliases: []string{"K"}, Value: def.Generators, Usage: "generator particles K"},
+			&cli.IntFlag{Name: "generators", Aliases: []string{"K"}, Usage: "generator particles K", DefaultText: "⌈1.5×modes⌉ for ring8 and grid25 (12, 38), 16 for a file"},
 			&cli.IntFlag{Name: "discriminators", Aliases: []string{"J"}, Value: def.Discriminators, Usage: "discriminator particles J"},
 			&cli.IntFlag{Name: "rounds", Value: def.Rounds, Usage: "rounds R"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of every draw"},
@@ -56,7 +56,9 @@ Examples:
 			&cli.IntFlag{Name: "hidden", Value: def.Hidden, Usage: "width of the networks' two hidden layers"},
 			&cli.IntFlag{Name: "gen-steps", Value: def.GenSteps, Usage: "gradient steps of each generator per round"},
 			&cli.IntFlag{Name: "disc-steps", Value: def.DiscSteps, Usage: "gradient steps of each discriminator per round"},
-			&cli.Float64Flag{Name: "rate", Value: def.GenRate, Usage: "Adam's step size, both sides"},
+			&cli.Float64Flag{Name: "rate", Value: def.GenRate, Usage: "Adam's step size of the generators"},
+			&cli.Float64Flag{Name: "disc-rate", Value: def.DiscRate, Usage: "Adam's step size of the discriminators"},
+			&cli.Float64Flag{Name: "sharpen", Value: def.Sharpen, Usage: "fraction of the last rounds over which both step sizes fall to a tenth (0: none)"},
 			&cli.Float64Flag{Name: "langevin", Usage: "temperature of Langevin noise added after each step", DefaultText: "0, none"},
 			&cli.IntFlag{Name: "respawn-after", Value: def.RespawnAfter, Usage: "respawn a particle whose weight stayed below 0.1/max(K,J) this many rounds (0: never)"},
 			&cli.BoolFlag{Name: "uniform", Usage: "keep the weights uniform instead of solving the game (a baseline)"},
@@ -170,7 +172,7 @@ func ganAction(c *cli.Context) error {
 	met := gan.Evaluate(data, pts, rand.New(rand.NewPCG(cfg.Seed, 2)))
 	res := ganOutput{
 		Status: status, Data: data.Name, Loss: cfg.Loss.String(), Algorithm: rec.method,
-		Generators: cfg.Generators, Discriminators: cfg.Discriminators, Rounds: len(rec.gaps) - 1, Seed: cfg.Seed,
+		Generators: len(mix.Generators), Discriminators: len(mix.Discriminators), Rounds: len(rec.gaps) - 1, Seed: cfg.Seed,
 		P: mix.P, Q: mix.Q, Gaps: rec.gaps, RelativeGaps: rec.rel, TargetRelativeGap: cfg.RelGap,
 		NumSamples: n, MMD2: met.MMD2, MMD2Bandwidth: met.Bandwidth, MetricPoints: min(n, gan.MetricPoints),
 		Seconds: round3(secs), Device: c.String("device"), Mixture: mix,
@@ -232,6 +234,9 @@ func ganConfig(c *cli.Context) (*gan.Config, *gan.Dataset, error) {
 		dst  *int
 	}{{"generators", &cfg.Generators}, {"discriminators", &cfg.Discriminators}, {"rounds", &cfg.Rounds}, {"batch", &cfg.Batch}, {"hidden", &cfg.Hidden}, {"num-samples", nil}} {
 		v := c.Int(f.name)
+		if f.name == "generators" && !c.IsSet(f.name) {
+			continue // chosen from the data by gan.Train
+		}
 		if v < 1 {
 			return nil, nil, fmt.Errorf("--%s must be at least 1, got %d", f.name, v)
 		}
@@ -239,8 +244,6 @@ func ganConfig(c *cli.Context) (*gan.Config, *gan.Dataset, error) {
 			*f.dst = v
 		}
 	}
-	// The respawn threshold follows K and J.
-	cfg.RespawnBelow = 0.1 / float64(max(cfg.Generators, cfg.Discriminators))
 	for _, name := range []string{"gen-steps", "disc-steps", "respawn-after", "threads"} {
 		if c.Int(name) < 0 {
 			return nil, nil, fmt.Errorf("--%s must be >= 0, got %d", name, c.Int(name))
@@ -257,12 +260,18 @@ func ganConfig(c *cli.Context) (*gan.Config, *gan.Dataset, error) {
 	if t := c.Int("threads"); t > 0 {
 		cfg.Threads = t
 	}
-	for _, name := range []string{"rate", "eps", "langevin"} {
+	if v := c.Float64("sharpen"); !(v >= 0 && v <= 1) {
+		return nil, nil, fmt.Errorf("--sharpen must lie in [0, 1], got %v", v)
+	}
+	for _, name := range []string{"rate", "disc-rate", "eps", "langevin"} {
 		if v := c.Float64(name); !(v >= 0) || math.IsInf(v, 0) || (v == 0 && name != "langevin") {
 			return nil, nil, fmt.Errorf("--%s must be a finite number > 0, got %v", name, v)
 		}
 	}
-	cfg.GenRate, cfg.DiscRate = c.Float64("rate"), c.Float64("rate")
+	cfg.GenRate, cfg.DiscRate = c.Float64("rate"), c.Float64("disc-rate")
+	if cfg.Sharpen = c.Float64("sharpen"); cfg.Sharpen == 0 {
+		cfg.Sharpen = -1
+	}
 	cfg.RelGap, cfg.Langevin = c.Float64("eps"), c.Float64("langevin")
 	cfg.Uniform = c.Bool("uniform")
 	cfg.Seed = c.Uint64("seed")

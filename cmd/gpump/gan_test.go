@@ -90,7 +90,7 @@ func TestGanBadInput(t *testing.T) {
 		{"1-D", []string{"--data", oneD}, "2-D"},
 		{"3-D", []string{"--data", threeD}, "2-D"},
 		{"NaN", []string{"--data", withNaN}, "NaN"},
-		{"few points", []string{"--data", few}, "has 100 points, fewer than the batch of 256"},
+		{"few points", []string{"--data", few, "--batch", "256"}, "has 100 points, fewer than the batch of 256"},
 		{"K", []string{"--data", "ring8", "-K", "0"}, "--generators must be at least 1"},
 		{"J", []string{"--data", "ring8", "--discriminators", "0"}, "--discriminators must be at least 1"},
 		{"loss", []string{"--data", "ring8", "--loss", "hinge"}, "unknown loss"},
