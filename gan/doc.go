@@ -21,6 +21,18 @@
 //     particles whose weight stays negligible at perturbed copies of the
 //     heaviest.
 //
+// What makes a mixture beat a single generator is that each generator can
+// settle on one mode as a tight cluster while the game weights them so
+// that every mode gets its share: by default there are half again as many
+// generators as the data has modes, the spares sharing a mode or weighted
+// down. Two choices of the first draw make this happen within a few
+// thousand rounds (Config.GenInit, DiscInit): the generators start as
+// small blobs scattered over the data's spread, and the discriminators'
+// first layers start sharp, at the scale of the modes rather than of the
+// whole data. Over the last rounds both step sizes fall, so that the
+// generators settle where the discriminators place the modes
+// (Config.Sharpen).
+//
 // The returned Mixture is weighted by the average of the last rounds'
 // solutions and of the final particles' game (Config.Average); Sample draws
 // k ~ p, z ~ N(0, I) and returns G_k(z).

@@ -76,6 +76,15 @@ type Config struct {
 	// (default 0.05). Default 0: never.
 	RespawnAfter               int
 	RespawnBelow, RespawnNoise float64
+	// Explore is the share of uniform weight mixed into the generators'
+	// weights that the discriminators train against: they step against
+	// the mixture (1−Explore)·p + Explore/K, so that they keep judging
+	// every generator, also those the round's game leaves out, whose
+	// steps would otherwise follow discriminators that never saw their
+	// points (default 0.5; −1 for none). The game's p is sparse when the
+	// generators differ (its solutions lie on faces of few rows), and
+	// without it the generators outside p drift.
+	Explore float64
 	// Uniform skips the game: the weights stay uniform (a baseline).
 	Uniform bool
 	// Average is the fraction of the last rounds whose solved weights the
@@ -157,6 +166,7 @@ func (c *Config) fill() {
 	deff(&c.Beta2, 0.999)
 	deff(&c.Clip, 0.1)
 	deff(&c.Sharpen, 0.3)
+	deff(&c.Explore, 0.5)
 	deff(&c.GenInit, 0.1)
 	deff(&c.DiscInit, 8)
 	if c.Generators > 0 && c.Discriminators > 0 {
@@ -203,6 +213,9 @@ func (c *Config) check() error {
 		if !(v.v == -1 || v.v > 0) || math.IsInf(v.v, 0) {
 			return fmt.Errorf("gan: the %s must be a positive number or −1, got %v", v.name, v.v)
 		}
+	}
+	if !(c.Explore == -1 || c.Explore > 0 && c.Explore <= 1) {
+		return fmt.Errorf("gan: the explored share must lie in (0, 1] or be −1, got %v", c.Explore)
 	}
 	if !(c.Sharpen == -1 || c.Sharpen > 0 && c.Sharpen <= 1) {
 		return fmt.Errorf("gan: the sharpened fraction of rounds must lie in (0, 1] or be −1, got %v", c.Sharpen)
@@ -573,6 +586,10 @@ func (t *trainer) steps(scale float64) error {
 	c := &t.cfg
 	k, j, b := c.Generators, c.Discriminators, c.Batch
 	d := t.data.Dim
+	keep := 1.0 // the weight of p against the uniform mixture
+	if c.Explore > 0 {
+		keep = 1 - c.Explore
+	}
 	for range max(c.DiscSteps, 0) {
 		t.data.Sample(data(t.dg.vals[t.dg.inputIndex(t.dg.x)]), t.rng)
 		// Every generator's fakes of one batch of noise, by the batched
@@ -584,7 +601,7 @@ func (t *trainer) steps(scale float64) error {
 		for i := range k {
 			t.gfwd.rest(&t.gwork, i, b, y[i*b*d:(i+1)*b*d])
 			for r := range b {
-				w[i*b+r] = t.mix.P[i] / float64(b)
+				w[i*b+r] = (keep*t.mix.P[i] + (1-keep)/float64(k)) / float64(b)
 			}
 		}
 		for i := range j {

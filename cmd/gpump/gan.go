@@ -61,6 +61,7 @@ Examples:
 			&cli.Float64Flag{Name: "sharpen", Value: def.Sharpen, Usage: "fraction of the last rounds over which both step sizes fall to a tenth (0: none)"},
 			&cli.Float64Flag{Name: "langevin", Usage: "temperature of Langevin noise added after each step", DefaultText: "0, none"},
 			&cli.IntFlag{Name: "respawn-after", Value: def.RespawnAfter, Usage: "respawn a particle whose weight stayed below 0.1/max(K,J) this many rounds (0: never)"},
+			&cli.Float64Flag{Name: "explore", Value: def.Explore, Usage: "share of uniform weight in the generators' mixture the discriminators step against (0: none)"},
 			&cli.BoolFlag{Name: "uniform", Usage: "keep the weights uniform instead of solving the game (a baseline)"},
 			&cli.StringFlag{Name: "algo", Value: solver.DefaultMethodName, Usage: "method of each round's game: " + strings.Join(solver.MethodNames(), ", ")},
 			&cli.Float64Flag{Name: "eps", Value: def.RelGap, Usage: "target gap of each round's game, relative to max|M|"},
@@ -260,8 +261,10 @@ func ganConfig(c *cli.Context) (*gan.Config, *gan.Dataset, error) {
 	if t := c.Int("threads"); t > 0 {
 		cfg.Threads = t
 	}
-	if v := c.Float64("sharpen"); !(v >= 0 && v <= 1) {
-		return nil, nil, fmt.Errorf("--sharpen must lie in [0, 1], got %v", v)
+	for _, name := range []string{"sharpen", "explore"} {
+		if v := c.Float64(name); !(v >= 0 && v <= 1) {
+			return nil, nil, fmt.Errorf("--%s must lie in [0, 1], got %v", name, v)
+		}
 	}
 	for _, name := range []string{"rate", "disc-rate", "eps", "langevin"} {
 		if v := c.Float64(name); !(v >= 0) || math.IsInf(v, 0) || (v == 0 && name != "langevin") {
@@ -271,6 +274,9 @@ func ganConfig(c *cli.Context) (*gan.Config, *gan.Dataset, error) {
 	cfg.GenRate, cfg.DiscRate = c.Float64("rate"), c.Float64("disc-rate")
 	if cfg.Sharpen = c.Float64("sharpen"); cfg.Sharpen == 0 {
 		cfg.Sharpen = -1
+	}
+	if cfg.Explore = c.Float64("explore"); cfg.Explore == 0 {
+		cfg.Explore = -1
 	}
 	cfg.RelGap, cfg.Langevin = c.Float64("eps"), c.Float64("langevin")
 	cfg.Uniform = c.Bool("uniform")
