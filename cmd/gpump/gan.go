@@ -61,7 +61,7 @@ Examples:
 			&cli.Float64Flag{Name: "sharpen", Value: def.Sharpen, Usage: "fraction of the last rounds over which both step sizes fall to a tenth (0: none)"},
 			&cli.Float64Flag{Name: "langevin", Usage: "temperature of Langevin noise added after each step", DefaultText: "0, none"},
 			&cli.IntFlag{Name: "respawn-after", Value: def.RespawnAfter, Usage: "respawn a particle whose weight stayed below 0.1/max(K,J) this many rounds (0: never)"},
-			&cli.Float64Flag{Name: "explore", Value: def.Explore, Usage: "share of uniform weight in the generators' mixture the discriminators step against (0: none)"},
+			&cli.Float64Flag{Name: "explore", Usage: "share of uniform weight in the generators' mixture the discriminators step against", DefaultText: "0, none"},
 			&cli.BoolFlag{Name: "uniform", Usage: "keep the weights uniform instead of solving the game (a baseline)"},
 			&cli.StringFlag{Name: "algo", Value: solver.DefaultMethodName, Usage: "method of each round's game: " + strings.Join(solver.MethodNames(), ", ")},
 			&cli.Float64Flag{Name: "eps", Value: def.RelGap, Usage: "target gap of each round's game, relative to max|M|"},
@@ -275,9 +275,7 @@ func ganConfig(c *cli.Context) (*gan.Config, *gan.Dataset, error) {
 	if cfg.Sharpen = c.Float64("sharpen"); cfg.Sharpen == 0 {
 		cfg.Sharpen = -1
 	}
-	if cfg.Explore = c.Float64("explore"); cfg.Explore == 0 {
-		cfg.Explore = -1
-	}
+	cfg.Explore = c.Float64("explore")
 	cfg.RelGap, cfg.Langevin = c.Float64("eps"), c.Float64("langevin")
 	cfg.Uniform = c.Bool("uniform")
 	cfg.Seed = c.Uint64("seed")
