@@ -122,6 +122,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		ErrWriter: stderr,
 		Commands: []*cli.Command{
 			solveCommand(),
+			ganCommand(),
 			batchCommand(),
 			genCommand(),
 			benchCommand(),

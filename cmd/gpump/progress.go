@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
 	"github.com/gpump/gpump/solver"
@@ -31,6 +32,22 @@ func newLogger(c flagGetter, w io.Writer) (*slog.Logger, error) {
 	default:
 		return nil, fmt.Errorf("unknown --log-format %q (want text or json)", f)
 	}
+}
+
+// progressLogger returns a command's progress bar, drawn on its standard
+// error when that is a terminal and --quiet is unset (else nil), and its
+// logger, whose lines erase the bar before they are written. The caller
+// clears the bar when done; clear does nothing on nil.
+func progressLogger(c *cli.Context) (*progress, *slog.Logger, error) {
+	var prog *progress
+	if !c.Bool("quiet") && isTerminal(c.App.ErrWriter) {
+		prog = newProgress(c.App.ErrWriter)
+	}
+	log, err := newLogger(c, logWriter(c.App.ErrWriter, prog))
+	if err != nil {
+		return nil, nil, err
+	}
+	return prog, log, nil
 }
 
 // logWriter returns w, or with a progress bar a writer that erases the
@@ -233,7 +250,7 @@ func (e *estimator) estimate(r *solver.Record, s *solver.Settings) (frac, left f
 
 // clear erases the progress line, so that what follows starts clean.
 func (p *progress) clear() {
-	if p.drawn {
+	if p != nil && p.drawn {
 		io.WriteString(p.w, "\r\x1b[K")
 		p.drawn = false
 	}

@@ -106,15 +106,11 @@ type solveOutput struct {
 }
 
 func solveAction(c *cli.Context) error {
-	var prog *progress
-	if !c.Bool("quiet") && isTerminal(c.App.ErrWriter) {
-		prog = newProgress(c.App.ErrWriter)
-		defer prog.clear()
-	}
-	log, err := newLogger(c, logWriter(c.App.ErrWriter, prog))
+	prog, log, err := progressLogger(c)
 	if err != nil {
 		return err
 	}
+	defer prog.clear()
 	// Without a terminal for the bar, a log line every few seconds.
 	var shown solver.Recorder = newProgressLog(log)
 	if prog != nil {

@@ -1,0 +1,445 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"io"
+	"log/slog"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+	"gorgonia.org/tensor"
+
+	"github.com/gpump/gpump/datasets"
+	"github.com/gpump/gpump/gan"
+	"github.com/gpump/gpump/internal/atomicfile"
+	"github.com/gpump/gpump/solver"
+)
+
+func ganCommand() *cli.Command {
+	def := gan.DefaultConfig()
+	return &cli.Command{
+		Name:  "gan",
+		Usage: "train a mixture of generators and discriminators by solving their payoff game every round",
+		Description: `Each round evaluates the K×J payoff matrix M of the generators against the
+discriminators on a minibatch, solves the game for the mixture weights p
+(generators, minimizing) and q (discriminators, maximizing) with --algo,
+warm-started from the last round, to a gap of --eps·max|M|, and moves every
+particle by gradient steps against the other side's mixture. The result
+(--output, or standard output) is JSON: the weights, the certified gap of
+every round's game, the metrics of --num-samples points drawn from the
+trained mixture, and the mixture itself (its networks' parameters).
+
+Ctrl-C stops the training and writes everything for the mixture trained so
+far (exit status 3).
+
+Examples:
+   gpump gan --data ring8 --seed 1 --samples s.npy -o r.json
+   gpump gan --data grid25 --generators 16 --plot samples.png --trace rounds.csv
+   gpump gan --data points.npy --loss wgan --algo rm+ -o r.json`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "data", Usage: "ring8, grid25 or an N×d .npy file of points", Required: true},
+			&cli.IntFlag{Name: "generators", Aliases: []string{"K"}, Usage: "generator particles K", DefaultText: "⌈1.5×modes⌉ for ring8 and grid25 (12, 38), 16 for a file"},
+			&cli.IntFlag{Name: "discriminators", Aliases: []string{"J"}, Value: def.Discriminators, Usage: "discriminator particles J"},
+			&cli.IntFlag{Name: "rounds", Value: def.Rounds, Usage: "rounds R"},
+			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of every draw"},
+			&cli.StringFlag{Name: "loss", Value: def.Loss.String(), Usage: "log (cross-entropy, non-saturating generator steps) or wgan (clipped critic)"},
+			&cli.IntFlag{Name: "batch", Value: def.Batch, Usage: "minibatch size"},
+			&cli.IntFlag{Name: "hidden", Value: def.Hidden, Usage: "width of the networks' two hidden layers"},
+			&cli.IntFlag{Name: "gen-steps", Value: def.GenSteps, Usage: "gradient steps of each generator per round"},
+			&cli.IntFlag{Name: "disc-steps", Value: def.DiscSteps, Usage: "gradient steps of each discriminator per round"},
+			&cli.Float64Flag{Name: "rate", Value: def.GenRate, Usage: "Adam's step size of the generators"},
+			&cli.Float64Flag{Name: "disc-rate", Value: def.DiscRate, Usage: "Adam's step size of the discriminators"},
+			&cli.Float64Flag{Name: "sharpen", Value: def.Sharpen, Usage: "fraction of the last rounds over which both step sizes fall to a tenth (0: none)"},
+			&cli.Float64Flag{Name: "langevin", Usage: "temperature of Langevin noise added after each step", DefaultText: "0, none"},
+			&cli.IntFlag{Name: "respawn-after", Value: def.RespawnAfter, Usage: "respawn a particle whose weight stayed below 0.1/max(K,J) this many rounds (0: never)"},
+			&cli.Float64Flag{Name: "explore", Usage: "share of uniform weight in the generators' mixture the discriminators step against", DefaultText: "0, none"},
+			&cli.BoolFlag{Name: "uniform", Usage: "keep the weights uniform instead of solving the game (a baseline)"},
+			&cli.StringFlag{Name: "algo", Value: solver.DefaultMethodName, Usage: "method of each round's game: " + strings.Join(solver.MethodNames(), ", ")},
+			&cli.Float64Flag{Name: "eps", Value: def.RelGap, Usage: "target gap of each round's game, relative to max|M|"},
+			&cli.StringFlag{Name: "device", Value: "cpu", Usage: "where each round's game lives: cpu, or cuda in a binary built with -tags cuda (the networks run on the CPU)"},
+			&cli.IntFlag{Name: "threads", Usage: "CPU threads of the game's backend", DefaultText: "all cores"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the JSON result to this file, atomically", DefaultText: "standard output"},
+			&cli.StringFlag{Name: "samples", Usage: "write the drawn points to this .npy file (N×d float64)"},
+			&cli.IntFlag{Name: "num-samples", Value: 10000, Usage: "points drawn from the trained mixture for --samples and the metrics"},
+			&cli.StringFlag{Name: "trace", Usage: "write a CSV row per round to this file"},
+			&cli.StringFlag{Name: "plot", Usage: "draw the data and the samples side by side, with the weights, to this .png file"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar and no log lines on stderr"},
+		},
+		Action: ganAction,
+	}
+}
+
+// ganOutput is the JSON result of gpump gan.
+type ganOutput struct {
+	Status              string       `json:"status"`
+	Data                string       `json:"data"`
+	Loss                string       `json:"loss"`
+	Algorithm           string       `json:"algorithm"`
+	Generators          int          `json:"generators"`
+	Discriminators      int          `json:"discriminators"`
+	Rounds              int          `json:"rounds"`
+	Seed                uint64       `json:"seed"`
+	P                   []float64    `json:"p"`
+	Q                   []float64    `json:"q"`
+	Gaps                []float64    `json:"gaps"`
+	RelativeGaps        []float64    `json:"relative_gaps"`
+	TargetRelativeGap   float64      `json:"target_relative_gap"`
+	NumSamples          int          `json:"num_samples"`
+	ModesCovered        *int         `json:"modes_covered,omitempty"`
+	ModesTotal          *int         `json:"modes_total,omitempty"`
+	HighQualityFraction *float64     `json:"high_quality_fraction,omitempty"`
+	MMD2                float64      `json:"mmd2"`
+	MMD2Bandwidth       float64      `json:"mmd2_bandwidth"`
+	MetricPoints        int          `json:"metric_points"`
+	EnergyDistance      *float64     `json:"energy_distance,omitempty"`
+	Seconds             float64      `json:"seconds"`
+	Samples             string       `json:"samples,omitempty"`
+	Device              string       `json:"device"`
+	Mixture             *gan.Mixture `json:"mixture"`
+}
+
+func ganAction(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return fmt.Errorf("gan takes no arguments, got %q (the data set is --data)", c.Args().First())
+	}
+	cfg, data, err := ganConfig(c)
+	if err != nil {
+		return err
+	}
+	// Every output is checked now, not after the training.
+	var files fileList
+	if data.Points != nil {
+		files.add("--data", data.Name, true)
+	}
+	out := c.String("output")
+	files.add("--output", out, false)
+	for _, f := range []struct{ flag, ext string }{{"samples", ".npy"}, {"plot", ".png"}, {"trace", ""}} {
+		p := c.String(f.flag)
+		if p != "" && f.ext != "" && !strings.EqualFold(filepath.Ext(p), f.ext) {
+			return fmt.Errorf("--%s writes a %s file, not %q", f.flag, f.ext, p)
+		}
+		files.add("--"+f.flag, p, false)
+	}
+	if err := files.check(); err != nil {
+		return err
+	}
+	for _, f := range files {
+		if !f.input {
+			if err := atomicfile.Check(f.path); err != nil {
+				return outputErr(f.what, err)
+			}
+		}
+	}
+	be, closeBE, err := openDevice(c.String("device"), cfg.Threads)
+	if err != nil {
+		return err
+	}
+	defer closeBE()
+	cfg.Backend = be
+
+	prog, log, err := progressLogger(c)
+	if err != nil {
+		return err
+	}
+	defer prog.clear()
+	rec := &ganRecorder{prog: prog, log: log}
+	if c.Bool("quiet") {
+		rec.log = nil
+	}
+	cfg.Recorder = rec
+	start := time.Now()
+	mix, err := gan.Train(c.Context, data, cfg)
+	status := "done"
+	if errors.Is(err, gan.ErrInterrupted) && mix != nil {
+		status = "interrupted"
+		log.Warn("interrupted: writing the mixture trained so far", "rounds", len(rec.gaps)-1)
+	} else if err != nil {
+		return err
+	}
+	prog.clear()
+	secs := time.Since(start).Seconds()
+
+	n := c.Int("num-samples")
+	pts, labels := mix.SampleLabeled(n, rand.New(rand.NewPCG(cfg.Seed, 1)))
+	met := gan.Evaluate(data, pts, rand.New(rand.NewPCG(cfg.Seed, 2)))
+	res := ganOutput{
+		Status: status, Data: data.Name, Loss: cfg.Loss.String(), Algorithm: rec.method,
+		Generators: len(mix.Generators), Discriminators: len(mix.Discriminators), Rounds: len(rec.gaps) - 1, Seed: cfg.Seed,
+		P: mix.P, Q: mix.Q, Gaps: rec.gaps, RelativeGaps: rec.rel, TargetRelativeGap: cfg.RelGap,
+		NumSamples: n, MMD2: met.MMD2, MMD2Bandwidth: met.Bandwidth, MetricPoints: min(n, gan.MetricPoints),
+		Seconds: round3(secs), Device: c.String("device"), Mixture: mix,
+	}
+	if cfg.Uniform {
+		res.Algorithm = "uniform"
+	}
+	if data.Points == nil {
+		res.ModesCovered, res.ModesTotal, res.HighQualityFraction = &met.ModesCovered, &met.ModesTotal, &met.HighQuality
+	} else {
+		res.EnergyDistance = &met.Energy
+	}
+	_, err = interruptible(nextInterrupt(c.Context), "writing the results", func() (any, error) {
+		var failed []error
+		if p := c.String("samples"); p != "" {
+			t := tensor.New(tensor.WithShape(n, data.Dim), tensor.WithBacking(pts))
+			if err := writeFile("--samples", p, func(w io.Writer) error { return datasets.EncodeNPY(w, t) }); err != nil {
+				failed = append(failed, err)
+			} else {
+				res.Samples = p
+			}
+		}
+		if p := c.String("trace"); p != "" {
+			if err := writeFile("--trace", p, rec.writeTrace); err != nil {
+				failed = append(failed, err)
+			}
+		}
+		if p := c.String("plot"); p != "" {
+			ref := make([]float64, n*data.Dim)
+			data.Sample(ref, rand.New(rand.NewPCG(cfg.Seed, 3)))
+			if err := writeFile("--plot", p, func(w io.Writer) error { return drawGAN(w, ref, pts, labels, mix.P, data.Dim) }); err != nil {
+				failed = append(failed, err)
+			}
+		}
+		write := func(w io.Writer) error { return writeJSON(w, res) }
+		if out == "" {
+			if err := write(c.App.Writer); err != nil {
+				return nil, fmt.Errorf("writing the result: %w", err)
+			}
+		} else if err := writeFile("--output", out, write); err != nil {
+			return nil, joinErrors(append([]error{err}, failed...)...)
+		}
+		return nil, joinErrors(failed...)
+	})
+	if err != nil {
+		return err
+	}
+	if status == "interrupted" {
+		return exitStatus(exitCanceled)
+	}
+	return nil
+}
+
+// ganConfig checks the flags and reads the data set.
+func ganConfig(c *cli.Context) (*gan.Config, *gan.Dataset, error) {
+	cfg := gan.DefaultConfig()
+	for _, f := range []struct {
+		name string
+		dst  *int
+	}{{"generators", &cfg.Generators}, {"discriminators", &cfg.Discriminators}, {"rounds", &cfg.Rounds}, {"batch", &cfg.Batch}, {"hidden", &cfg.Hidden}, {"num-samples", nil}} {
+		v := c.Int(f.name)
+		if f.name == "generators" && !c.IsSet(f.name) {
+			continue // chosen from the data by gan.Train
+		}
+		if v < 1 {
+			return nil, nil, fmt.Errorf("--%s must be at least 1, got %d", f.name, v)
+		}
+		if f.dst != nil {
+			*f.dst = v
+		}
+	}
+	for _, name := range []string{"gen-steps", "disc-steps", "respawn-after", "threads"} {
+		if c.Int(name) < 0 {
+			return nil, nil, fmt.Errorf("--%s must be >= 0, got %d", name, c.Int(name))
+		}
+	}
+	cfg.GenSteps, cfg.DiscSteps = max(c.Int("gen-steps"), -1), c.Int("disc-steps")
+	if cfg.GenSteps == 0 {
+		cfg.GenSteps = -1
+	}
+	if cfg.DiscSteps == 0 {
+		cfg.DiscSteps = -1
+	}
+	cfg.RespawnAfter = c.Int("respawn-after")
+	if t := c.Int("threads"); t > 0 {
+		cfg.Threads = t
+	}
+	for _, name := range []string{"sharpen", "explore"} {
+		if v := c.Float64(name); !(v >= 0 && v <= 1) {
+			return nil, nil, fmt.Errorf("--%s must lie in [0, 1], got %v", name, v)
+		}
+	}
+	for _, name := range []string{"rate", "disc-rate", "eps", "langevin"} {
+		if v := c.Float64(name); !(v >= 0) || math.IsInf(v, 0) || (v == 0 && name != "langevin") {
+			return nil, nil, fmt.Errorf("--%s must be a finite number > 0, got %v", name, v)
+		}
+	}
+	cfg.GenRate, cfg.DiscRate = c.Float64("rate"), c.Float64("disc-rate")
+	if cfg.Sharpen = c.Float64("sharpen"); cfg.Sharpen == 0 {
+		cfg.Sharpen = -1
+	}
+	cfg.Explore = c.Float64("explore")
+	cfg.RelGap, cfg.Langevin = c.Float64("eps"), c.Float64("langevin")
+	cfg.Uniform = c.Bool("uniform")
+	cfg.Seed = c.Uint64("seed")
+	var err error
+	if cfg.Loss, err = gan.ParseLoss(c.String("loss")); err != nil {
+		return nil, nil, fmt.Errorf("--loss: unknown loss %q (want log or wgan)", c.String("loss"))
+	}
+	if cfg.Method, err = solver.NewMethod(c.String("algo")); err != nil {
+		return nil, nil, fmt.Errorf("--algo: %w", err)
+	}
+	name := c.String("data")
+	data := gan.Builtin(name)
+	if data == nil {
+		if !strings.EqualFold(filepath.Ext(name), ".npy") {
+			return nil, nil, fmt.Errorf("--data %q: want ring8, grid25 or an .npy file of points", name)
+		}
+		if data, err = gan.ReadNPY(name); err != nil {
+			return nil, nil, err
+		}
+		if data.Len() < cfg.Batch {
+			return nil, nil, fmt.Errorf("--data %s has %d points, fewer than the batch of %d (--batch)", name, data.Len(), cfg.Batch)
+		}
+	}
+	return cfg, data, nil
+}
+
+// ganRecorder keeps each round's certified gap, shows the progress and
+// keeps the rows of the trace.
+type ganRecorder struct {
+	prog     *progress
+	log      *slog.Logger
+	method   string
+	rounds   int
+	gaps     []float64
+	rel      []float64
+	trace    [][]string
+	nextLog  time.Duration
+	progInfo solver.Settings
+}
+
+func (g *ganRecorder) Init(info *gan.Info) error {
+	g.method, g.rounds = info.Method, info.Config.Rounds
+	g.progInfo = solver.Settings{MaxIterations: g.rounds}
+	if g.prog != nil {
+		g.prog.Init(&solver.Info{Settings: &g.progInfo})
+	}
+	g.nextLog = logEvery
+	return nil
+}
+
+func (g *ganRecorder) Record(r *gan.Round) error {
+	g.gaps = append(g.gaps, r.Gap)
+	g.rel = append(g.rel, r.RelGap)
+	support := 0
+	for _, p := range r.P {
+		if p >= 1e-3 {
+			support++
+		}
+	}
+	f := func(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
+	g.trace = append(g.trace, []string{strconv.Itoa(r.Round), f(r.Gap), f(r.RelGap), f(r.MaxAbs), f(r.ValueLower), f(r.ValueUpper),
+		strconv.Itoa(r.Iterations), strconv.Itoa(r.MatrixPasses), strconv.Itoa(support), strconv.Itoa(r.Respawned),
+		f(r.PayoffTime.Seconds()), f(r.SolveTime.Seconds()), f(r.StepTime.Seconds()), f(r.Elapsed.Seconds())})
+	if g.prog != nil {
+		g.prog.Record(&solver.Record{Iteration: r.Round, Gap: r.Gap, RelGap: r.RelGap, Evaluations: r.MatrixPasses, Elapsed: r.Elapsed})
+	} else if g.log != nil && r.Elapsed >= g.nextLog {
+		g.nextLog = r.Elapsed + logEvery
+		g.log.Info("progress", "round", r.Round, "rounds", g.rounds, "relative_gap", r.RelGap, "seconds", round3(r.Elapsed.Seconds()))
+	}
+	return nil
+}
+
+// ganTraceHeader names the columns of gpump gan --trace: the round's game
+// (its certified gap, max|M|, the value bracket, the solver's iterations
+// and passes), the generators with weight ≥ 1e-3, the particles respawned,
+// and the wall times. The last row is the final particles' game.
+const ganTraceHeader = "round,gap,relative_gap,max_abs_payoff,value_lower,value_upper,iterations,matrix_passes,generators_in_support,respawned,payoff_seconds,solve_seconds,step_seconds,seconds\n"
+
+func (g *ganRecorder) writeTrace(w io.Writer) error {
+	if _, err := io.WriteString(w, ganTraceHeader); err != nil {
+		return err
+	}
+	for _, row := range g.trace {
+		if _, err := io.WriteString(w, strings.Join(row, ",")+"\n"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// drawGAN draws a PNG: the data (left) and the samples (right), coloured
+// by generator, in the first two coordinates on the same axes, and under
+// the samples a strip of bars, one per generator in its colour, as high as
+// its weight.
+func drawGAN(w io.Writer, data, samples []float64, labels []int, p []float64, dim int) error {
+	const side, pad, strip = 480, 10, 60
+	img := image.NewRGBA(image.Rect(0, 0, 2*side+3*pad, side+2*pad+strip))
+	fill(img, img.Bounds(), color.RGBA{255, 255, 255, 255})
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, set := range [][]float64{data, samples} {
+		for i := 0; i+1 < len(set) && dim >= 2; i += dim {
+			lo, hi = min(lo, set[i], set[i+1]), max(hi, set[i], set[i+1])
+		}
+	}
+	if dim < 2 || !(hi > lo) {
+		lo, hi = -1, 1
+	}
+	span := hi - lo
+	lo, hi = lo-0.05*span, hi+0.05*span
+	pal := func(k int) color.RGBA {
+		h := float64(k) * 0.618034
+		h -= math.Floor(h)
+		r, g, b := hsv(h)
+		return color.RGBA{r, g, b, 255}
+	}
+	put := func(x0 int, x, y float64, c color.RGBA) {
+		px := x0 + int((x-lo)/(hi-lo)*(side-1))
+		py := pad + side - 1 - int((y-lo)/(hi-lo)*(side-1))
+		fill(img, image.Rect(px-1, py-1, px+1, py+1), c)
+	}
+	fill(img, image.Rect(pad, pad, pad+side, pad+side), color.RGBA{245, 245, 245, 255})
+	fill(img, image.Rect(2*pad+side, pad, 2*pad+2*side, pad+side), color.RGBA{245, 245, 245, 255})
+	if dim >= 2 {
+		for i := 0; i+1 < len(data); i += dim {
+			put(pad, data[i], data[i+1], color.RGBA{40, 40, 40, 255})
+		}
+		for i := 0; i+1 < len(samples); i += dim {
+			put(2*pad+side, samples[i], samples[i+1], pal(labels[i/dim]))
+		}
+	}
+	bw := side / max(len(p), 1)
+	for k, pk := range p {
+		x0 := 2*pad + side + k*bw
+		h := int(math.Round(pk * strip))
+		fill(img, image.Rect(x0+1, pad+side+pad+strip-h, x0+bw-1, pad+side+pad+strip), pal(k))
+	}
+	return png.Encode(w, img)
+}
+
+func fill(img *image.RGBA, r image.Rectangle, c color.RGBA) {
+	r = r.Intersect(img.Bounds())
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			img.SetRGBA(x, y, c)
+		}
+	}
+}
+
+// hsv returns a saturated colour of hue h in [0, 1).
+func hsv(h float64) (r, g, b uint8) {
+	i := int(h * 6)
+	f := h*6 - float64(i)
+	v := func(x float64) uint8 { return uint8(40 + 180*x) }
+	switch i % 6 {
+	case 0:
+		return v(1), v(f), v(0)
+	case 1:
+		return v(1 - f), v(1), v(0)
+	case 2:
+		return v(0), v(1), v(f)
+	case 3:
+		return v(0), v(1 - f), v(1)
+	case 4:
+		return v(f), v(0), v(1)
+	}
+	return v(1), v(0), v(1 - f)
+}

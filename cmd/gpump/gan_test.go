@@ -1,0 +1,111 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gpump/gpump/datasets"
+)
+
+// TestGan: a small gpump gan run writes the result, the samples, the trace
+// and the plot, with one certified gap per round and the final game.
+func TestGan(t *testing.T) {
+	dir := t.TempDir()
+	out, samples, trace, plot := filepath.Join(dir, "r.json"), filepath.Join(dir, "s.npy"), filepath.Join(dir, "t.csv"), filepath.Join(dir, "p.png")
+	code, _, stderr := gpump(t, "gan", "--data", "grid25", "-K", "3", "-J", "2", "--rounds", "4", "--batch", "32", "--hidden", "8",
+		"--num-samples", "500", "--algo", "rm+", "-o", out, "--samples", samples, "--trace", trace, "--plot", plot, "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r ganOutput
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != "done" || r.Algorithm != "rm+" || len(r.P) != 3 || len(r.Q) != 2 || len(r.Gaps) != 5 || r.ModesTotal == nil || *r.ModesTotal != 25 ||
+		r.HighQualityFraction == nil || r.EnergyDistance != nil || !(r.MMD2Bandwidth > 0) || r.Mixture == nil {
+		t.Errorf("result: %s", b)
+	}
+	for i, g := range r.RelativeGaps {
+		if !(g <= r.TargetRelativeGap) {
+			t.Errorf("round %d: relative gap %g above the target %g", i+1, g, r.TargetRelativeGap)
+		}
+	}
+	s, err := datasets.ReadNPY(samples, nil)
+	if err != nil || s.Shape()[0] != 500 || s.Shape()[1] != 2 {
+		t.Errorf("samples: %v, %v", err, s)
+	}
+	tb, err := os.ReadFile(trace)
+	if lines := strings.Count(string(tb), "\n"); err != nil || lines != 6 || !strings.HasPrefix(string(tb), ganTraceHeader) {
+		t.Errorf("trace: %v, %d lines", err, lines)
+	}
+	if pb, err := os.ReadFile(plot); err != nil || !strings.HasPrefix(string(pb), "\x89PNG") {
+		t.Errorf("plot: %v", err)
+	}
+}
+
+// TestGanFile: points from a file get MMD² and the energy distance, no mode
+// counts.
+func TestGanFile(t *testing.T) {
+	pts := make([]float64, 200*2)
+	for i := range 200 {
+		pts[2*i], pts[2*i+1] = math.Cos(float64(i)), math.Sin(float64(i))
+	}
+	path := writeMatrix(t, "pts.npy", 200, 2, pts)
+	code, stdout, stderr := gpump(t, "gan", "--data", path, "-K", "2", "-J", "2", "--rounds", "2", "--batch", "16", "--hidden", "4", "--num-samples", "100", "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var r ganOutput
+	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.EnergyDistance == nil || r.ModesCovered != nil || r.HighQualityFraction != nil {
+		t.Errorf("result: %s", stdout)
+	}
+}
+
+// TestGanBadInput: each bad input is one error line, exit status 1, and no
+// output file.
+func TestGanBadInput(t *testing.T) {
+	dir := t.TempDir()
+	oneD := rawNPY(t, dir, "<f8", "(10,)", 80)
+	threeD := rawNPY(t, dir, "<f8", "(2, 5, 2)", 160)
+	nan := make([]float64, 600)
+	nan[5] = math.NaN()
+	withNaN := writeMatrix(t, "nan.npy", 300, 2, nan)
+	few := writeMatrix(t, "few.npy", 100, 2, make([]float64, 200))
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"1-D", []string{"--data", oneD}, "2-D"},
+		{"3-D", []string{"--data", threeD}, "2-D"},
+		{"NaN", []string{"--data", withNaN}, "NaN"},
+		{"few points", []string{"--data", few, "--batch", "256"}, "has 100 points, fewer than the batch of 256"},
+		{"K", []string{"--data", "ring8", "-K", "0"}, "--generators must be at least 1"},
+		{"J", []string{"--data", "ring8", "--discriminators", "0"}, "--discriminators must be at least 1"},
+		{"loss", []string{"--data", "ring8", "--loss", "hinge"}, "unknown loss"},
+		{"algo", []string{"--data", "ring8", "--algo", "sgd"}, "--algo"},
+		{"data", []string{"--data", "ring9"}, "want ring8, grid25"},
+		{"missing", []string{"--data", filepath.Join(dir, "none.npy")}, "none.npy"},
+		{"samples", []string{"--data", "ring8", "--samples", filepath.Join(dir, "s.csv")}, ".npy"},
+	} {
+		out := filepath.Join(dir, "out.json")
+		code, _, stderr := gpump(t, append([]string{"gan", "-o", out, "--quiet"}, c.args...)...)
+		if code != 1 || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+			t.Errorf("%s: exit %d, stderr %q (want one line with %q)", c.name, code, stderr, c.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%s: wrote %s", c.name, out)
+		}
+	}
+}

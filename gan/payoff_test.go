@@ -1,0 +1,79 @@
+package gan
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestPayoffBatched: the batched float32 payoff matrix equals a naive loop
+// over the pairs in float64 with the reference forward pass, to float32's
+// precision, for both losses and several shapes.
+func TestPayoffBatched(t *testing.T) {
+	gen, disc := Arch{In: 3, Hidden: 16, Out: 2}, Arch{In: 2, Hidden: 12, Out: 1}
+	for _, loss := range []Loss{Log, WGAN} {
+		for _, sz := range []struct{ k, j, batch int }{{1, 1, 1}, {3, 5, 7}, {6, 2, 33}, {4, 4, 128}} {
+			t.Run(fmt.Sprintf("%v/%dx%d/B=%d", loss, sz.k, sz.j, sz.batch), func(t *testing.T) {
+				rng := rand.New(rand.NewPCG(uint64(sz.k), uint64(sz.j*1000+sz.batch)))
+				gens, discs := randomNets(gen, sz.k, rng), randomNets(disc, sz.j, rng)
+				real, z := randn(sz.batch*2, rng), randn(sz.batch*gen.In, rng)
+				m := make([]float64, sz.k*sz.j)
+				newPayoff(gen, disc, sz.k, sz.j, sz.batch, loss).eval(m, gens, discs, real, z)
+				fake, out := make([]float64, sz.batch*2), make([]float64, sz.batch)
+				for k := range sz.k {
+					gen.forward(fake, gens[k], z, sz.batch)
+					for j := range sz.j {
+						want := 0.0
+						disc.forward(out, discs[j], real, sz.batch)
+						for _, o := range out {
+							want += loss.realTerm(o) / float64(sz.batch)
+						}
+						disc.forward(out, discs[j], fake, sz.batch)
+						for _, o := range out {
+							want -= loss.fakeTerm(o) / float64(sz.batch)
+						}
+						if got := m[k*sz.j+j]; math.Abs(got-want) > 2e-5*(1+math.Abs(want)) {
+							t.Errorf("M[%d][%d] = %.8g, naive loop %.8g", k, j, got, want)
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkPayoff measures the batched payoff matrix at the default sizes
+// and at larger ones; its GFLOP/s count the matrix products' flops (the
+// time includes the tanh and the loss), as testdata/payoff_numpy.py does
+// for NumPy's float32 products of the same shapes.
+func BenchmarkPayoff(b *testing.B) {
+	for _, sz := range []struct{ k, j, batch, hidden int }{{8, 8, 256, 32}, {16, 16, 512, 128}} {
+		b.Run(fmt.Sprintf("K=%d,J=%d,B=%d,H=%d", sz.k, sz.j, sz.batch, sz.hidden), func(b *testing.B) {
+			gen, disc := Arch{In: 2, Hidden: sz.hidden, Out: 2}, Arch{In: 2, Hidden: sz.hidden, Out: 1}
+			rng := rand.New(rand.NewPCG(1, 2))
+			gens, discs := randomNets(gen, sz.k, rng), randomNets(disc, sz.j, rng)
+			real, z := randn(sz.batch*2, rng), randn(sz.batch*2, rng)
+			m := make([]float64, sz.k*sz.j)
+			p := newPayoff(gen, disc, sz.k, sz.j, sz.batch, Log)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				p.eval(m, gens, discs, real, z)
+			}
+			b.ReportMetric(p.flops()*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+	}
+}
+
+// TestTanh32: the float32 tanh is within 4e-7 of math.Tanh (7 units in the last place of float32 near 1) everywhere.
+func TestTanh32(t *testing.T) {
+	worst := 0.0
+	for x := -12.0; x <= 12; x += 1.0 / 4096 {
+		d := math.Abs(float64(tanh32(float32(x))) - math.Tanh(float64(float32(x))))
+		worst = max(worst, d)
+	}
+	if worst > 4e-7 {
+		t.Errorf("largest error %g", worst)
+	}
+}
