@@ -131,7 +131,22 @@ func (d *Dataset) check(batch int) error {
 			return fmt.Errorf("%w: %s: a centre of dimension %d, want %d", ErrData, d.Name, len(c), d.Dim)
 		}
 	}
+	// The discriminators' first layer is scaled by the data's spread: a
+	// distribution with none leaves nothing to learn and would divide by 0.
+	if d.Points != nil && d.identical() {
+		return fmt.Errorf("%w: %s: all %d points are the same", ErrData, d.Name, d.Len())
+	}
 	return nil
+}
+
+// identical reports whether every point equals the first.
+func (d *Dataset) identical() bool {
+	for i := d.Dim; i < len(d.Points); i++ {
+		if d.Points[i] != d.Points[i%d.Dim] {
+			return false
+		}
+	}
+	return true
 }
 
 // Sample fills dst (n×Dim, row-major) with n points drawn from d: from a

@@ -15,6 +15,13 @@ import (
 	"github.com/gpump/gpump/tensorops"
 )
 
+// DefaultMethod is the method of each round's game when none is given:
+// the paper's GA-UMP rule, whose entropic steps are the mirror steps over
+// mixtures that the mixed-strategy GAN formulation calls for, rather than
+// the solver's own default route (RM+ with an exact finish), which the
+// README's comparison runs as variant (d).
+const DefaultMethod = "ga-stochastic"
+
 // Config sets up a training run. A nil *Config means DefaultConfig(); in a
 // non-nil Config every zero field means its default, as documented.
 type Config struct {
@@ -97,8 +104,8 @@ type Config struct {
 	// in the training.
 	Average float64
 
-	// Method solves each round's game (default solver.DefaultMethodName);
-	// it must solve a matrix game. RelGap is the gap target relative to
+	// Method solves each round's game (default DefaultMethod, the paper's
+	// GA-UMP rule); it must solve a matrix game. RelGap is the gap target relative to
 	// max |M_kj| (default 1e-3) and MaxIterations the solver's limit per
 	// round (default 100000).
 	Method        solver.Method
@@ -359,7 +366,7 @@ func newTrainer(data *Dataset, cfg *Config) (*trainer, error) {
 		t.place()
 	}
 	if c.Method == nil {
-		m, err := solver.NewMethod(solver.DefaultMethodName)
+		m, err := solver.NewMethod(DefaultMethod)
 		if err != nil {
 			return nil, fmt.Errorf("gan: %w", err)
 		}

@@ -63,7 +63,7 @@ Examples:
 			&cli.IntFlag{Name: "respawn-after", Value: def.RespawnAfter, Usage: "respawn a particle whose weight stayed below 0.1/max(K,J) this many rounds (0: never)"},
 			&cli.Float64Flag{Name: "explore", Usage: "share of uniform weight in the generators' mixture the discriminators step against", DefaultText: "0, none"},
 			&cli.BoolFlag{Name: "uniform", Usage: "keep the weights uniform instead of solving the game (a baseline)"},
-			&cli.StringFlag{Name: "algo", Value: solver.DefaultMethodName, Usage: "method of each round's game: " + strings.Join(solver.MethodNames(), ", ")},
+			&cli.StringFlag{Name: "algo", Value: gan.DefaultMethod, Usage: "method of each round's game: " + strings.Join(solver.MethodNames(), ", ")},
 			&cli.Float64Flag{Name: "eps", Value: def.RelGap, Usage: "target gap of each round's game, relative to max|M|"},
 			&cli.StringFlag{Name: "device", Value: "cpu", Usage: "where each round's game lives: cpu, or cuda in a binary built with -tags cuda (the networks run on the CPU)"},
 			&cli.IntFlag{Name: "threads", Usage: "CPU threads of the game's backend", DefaultText: "all cores"},

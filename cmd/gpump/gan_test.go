@@ -82,6 +82,7 @@ func TestGanBadInput(t *testing.T) {
 	nan[5] = math.NaN()
 	withNaN := writeMatrix(t, "nan.npy", 300, 2, nan)
 	few := writeMatrix(t, "few.npy", 100, 2, make([]float64, 200))
+	same := writeMatrix(t, "same.npy", 300, 2, make([]float64, 600))
 	for _, c := range []struct {
 		name string
 		args []string
@@ -91,6 +92,7 @@ func TestGanBadInput(t *testing.T) {
 		{"3-D", []string{"--data", threeD}, "2-D"},
 		{"NaN", []string{"--data", withNaN}, "NaN"},
 		{"few points", []string{"--data", few, "--batch", "256"}, "has 100 points, fewer than the batch of 256"},
+		{"identical points", []string{"--data", same}, "all 300 points are the same"},
 		{"K", []string{"--data", "ring8", "-K", "0"}, "--generators must be at least 1"},
 		{"J", []string{"--data", "ring8", "--discriminators", "0"}, "--discriminators must be at least 1"},
 		{"loss", []string{"--data", "ring8", "--loss", "hinge"}, "unknown loss"},
