@@ -1,3 +1,8 @@
+// gpump gan is left out of cuda builds: gorgonia's own files under the
+// same build tag need cuDNN (see gan_cuda.go).
+
+//go:build !cuda
+
 package main
 
 import (
