@@ -123,7 +123,7 @@ func (m *Auto) solveRoute(ctx context.Context, dst *Result, p Problem, s *Settin
 	if game {
 		target = relTarget(g, s)
 	}
-	if !game || !g.matrixGame() || m.PolishBelow < 0 || !(target <= below) || target == 0 {
+	if !game || !g.matrixGame() || m.PolishBelow < 0 || !(target <= below) {
 		err := SolveInto(ctx, dst, p, s, first)
 		dst.Method, dst.Route = m.Name(), first.Name()
 		return err
@@ -200,12 +200,11 @@ func (m *Auto) polish(ctx context.Context, dst *Result, g *MatrixGame, target fl
 	if err != nil {
 		return false, err
 	}
-	pg.reset()
 	var o polish.Options
 	if m.Polish != nil {
 		o = *m.Polish
 	}
-	o.RelGap, o.Scale = target, pg.maxAbsIn
+	o.RelGap, o.Scale = target, pg.MaxAbs()
 	if ph.s.TimeLimit > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, ph.s.TimeLimit-time.Since(ph.t0))
@@ -226,7 +225,7 @@ func (m *Auto) polish(ctx context.Context, dst *Result, g *MatrixGame, target fl
 	for _, sz := range st.Sizes {
 		ph.stats.SubgameSize = max(ph.stats.SubgameSize, max(sz[0], sz[1]))
 	}
-	u := pg.unit
+	u := pl.unit
 	if res.Gap/u < dst.Gap {
 		copy(dst.Row, res.P)
 		copy(dst.Column, res.Q)

@@ -219,18 +219,27 @@ func (b *gameBase) release() { b.pl.release() }
 // in returns the strategy v of block k as a pass over A needs it: times
 // the game's unit when it is above 1 (tiny payoffs), else v itself.
 func (b *gameBase) in(k int, v tensorops.Vector) tensorops.Vector {
-	if b.pl.unit <= 1 {
-		return v
-	}
-	b.be.Axpby(b.scaled[k], b.pl.unit, v, 0, v)
-	return b.scaled[k]
+	return b.pl.in(b.scaled[k], v)
 }
 
-// out brings the result f of a pass into internal units: times the game's
-// unit when it is below 1 (huge payoffs).
-func (b *gameBase) out(f tensorops.Vector) {
-	if u := b.pl.unit; u < 1 {
-		b.be.Axpby(f, u, f, 0, f)
+// out brings the result f of a pass into internal units.
+func (b *gameBase) out(f tensorops.Vector) { b.pl.out(f) }
+
+// in returns v as a pass over A needs it: v itself, or v times the unit in
+// scratch when the unit is above 1 (tiny payoffs: no product underflows).
+func (pl *placement) in(scratch, v tensorops.Vector) tensorops.Vector {
+	if pl.unit <= 1 {
+		return v
+	}
+	pl.be.Axpby(scratch, pl.unit, v, 0, v)
+	return scratch
+}
+
+// out brings the result f of a pass into internal units: times the unit
+// when it is below 1 (huge payoffs, whose products cannot overflow).
+func (pl *placement) out(f tensorops.Vector) {
+	if u := pl.unit; u < 1 {
+		pl.be.Axpby(f, u, f, 0, f)
 	}
 }
 

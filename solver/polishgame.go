@@ -15,10 +15,8 @@ import (
 // the host copy, both in the solver's internal units (A times the game's
 // unit), so that subnormal and huge payoffs polish like moderate ones.
 type polishGame struct {
-	pl             *placement
-	p, q, fp, fq   tensorops.Vector
-	m, n           int
-	unit, maxAbsIn float64
+	pl           *placement
+	p, q, fp, fq tensorops.Vector
 }
 
 var _ polish.Game = (*polishGame)(nil)
@@ -29,7 +27,7 @@ func polishOf(pl *placement) (*polishGame, error) {
 		return pl.polish, nil
 	}
 	g := pl.g
-	pg := &polishGame{pl: pl, m: g.m, n: g.n}
+	pg := &polishGame{pl: pl}
 	for _, v := range []struct {
 		dst *tensorops.Vector
 		n   int
@@ -43,16 +41,10 @@ func polishOf(pl *placement) (*polishGame, error) {
 	return pg, nil
 }
 
-// reset follows the game's current payoffs (SetPayoff changes the unit).
-func (pg *polishGame) reset() {
-	pg.unit = pg.pl.unit
-	pg.maxAbsIn = pg.pl.g.maxAbs * pg.unit
-}
-
-func (pg *polishGame) Dims() (m, n int) { return pg.m, pg.n }
+func (pg *polishGame) Dims() (m, n int) { return pg.pl.g.Dims() }
 
 // MaxAbs is max |A_ij| in internal units, Polish's default scale.
-func (pg *polishGame) MaxAbs() float64 { return pg.maxAbsIn }
+func (pg *polishGame) MaxAbs() float64 { return pg.pl.g.maxAbs * pg.pl.unit }
 
 // Pass sets aq = A q and atp = Aᵀp (internal units) with one pass on the
 // backend.
@@ -64,22 +56,12 @@ func (pg *polishGame) Pass(ctx context.Context, p, q, aq, atp []float64) error {
 	if err := be.Load(pg.q, q); err != nil {
 		return fmt.Errorf("solver: %w", err)
 	}
-	// The unit scales the strategies before the pass (tiny payoffs: no
-	// product underflows) or the products after it (huge ones), as the
-	// methods' passes do.
-	if pg.unit > 1 {
-		be.Axpby(pg.p, pg.unit, pg.p, 0, pg.p)
-		be.Axpby(pg.q, pg.unit, pg.q, 0, pg.q)
-	}
-	be.Operator(pg.fp, pg.fq, pg.pl.a, pg.p, pg.q)
-	s := -1.0
-	if pg.unit < 1 {
-		s = -pg.unit
-	}
-	be.Axpby(pg.fp, s, pg.fp, 0, pg.fp)
-	if pg.unit < 1 {
-		be.Axpby(pg.fq, pg.unit, pg.fq, 0, pg.fq)
-	}
+	// Scaled in place: the vectors are the crossover's own copies.
+	pl := pg.pl
+	be.Operator(pg.fp, pg.fq, pl.a, pl.in(pg.p, pg.p), pl.in(pg.q, pg.q))
+	pl.out(pg.fp)
+	pl.out(pg.fq)
+	be.Axpby(pg.fp, -1, pg.fp, 0, pg.fp) // −A q → A q
 	if err := be.Store(aq, pg.fp); err != nil {
 		return fmt.Errorf("solver: %w", err)
 	}
@@ -91,14 +73,14 @@ func (pg *polishGame) Pass(ctx context.Context, p, q, aq, atp []float64) error {
 
 // Rows gathers A[rows, cols] times the unit from the host copy of A.
 func (pg *polishGame) Rows(rows, cols []int, dst []float64) error {
-	a := pg.pl.g.a
+	a, n, unit := pg.pl.g.a, pg.pl.g.n, pg.pl.unit
 	if len(dst) < len(rows)*len(cols) {
 		return fmt.Errorf("solver: a %d×%d submatrix in %d entries", len(rows), len(cols), len(dst))
 	}
 	if a.Dtype() == tensor.Float64 {
-		gather(dst, a.Float64s(), pg.n, rows, cols, pg.unit)
+		gather(dst, a.Float64s(), n, rows, cols, unit)
 	} else {
-		gather(dst, a.Float32s(), pg.n, rows, cols, pg.unit)
+		gather(dst, a.Float32s(), n, rows, cols, unit)
 	}
 	return nil
 }
