@@ -335,7 +335,7 @@ func readPayload[T float](r io.Reader, h *npyHeader, known bool, scale float64) 
 				}
 			}
 		}
-		if h.kind == 'f' && !narrow {
+		if h.kind == 'f' && !narrow && !h.lenient {
 			if j := firstNonFinite(out); j >= 0 {
 				if !h.fortran {
 					// The first bad entry of the stream is the first

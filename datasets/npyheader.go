@@ -37,6 +37,9 @@ type npyHeader struct {
 	fortran      bool
 	shape        []int64
 	vector       bool  // a 1-D array is accepted as a 1×n matrix
+	stack        bool  // a 3-D array (B, m, n) is read as B·m × n; games = B
+	games        int
+	lenient      bool // non-finite entries are left for the caller to find
 	shapeOff     int64 // byte offset of the shape in the header
 	nbytes       int64 // m*n*itemSize
 	m, n         int   // set by checkPlatform
@@ -61,6 +64,12 @@ func readNPYHeader(r io.Reader, size int64) (*npyHeader, error) { return readHea
 // readHeader is readNPYHeader; with vector, a 1-D array of length n is
 // accepted too, as a 1×n matrix.
 func readHeader(r io.Reader, size int64, vector bool) (*npyHeader, error) {
+	return readHeaderOf(r, size, &npyHeader{vector: vector})
+}
+
+// readHeaderOf reads a header into h, whose vector and stack fields say
+// which shapes are accepted.
+func readHeaderOf(r io.Reader, size int64, h *npyHeader) (*npyHeader, error) {
 	var pre [12]byte
 	if size >= 0 && size < 10 {
 		return nil, &dataError{msg: fmt.Sprintf("input of %d bytes is too short for an npy header", size), off: -1, kind: ErrFormat, cause: io.ErrUnexpectedEOF}
@@ -71,7 +80,7 @@ func readHeader(r io.Reader, size int64, vector bool) (*npyHeader, error) {
 	if string(pre[:6]) != npyMagic {
 		return nil, formatErr(0, fmt.Sprintf("not an npy file: bad magic %q", pre[:6]))
 	}
-	h := &npyHeader{major: int(pre[6]), minor: int(pre[7]), vector: vector}
+	h.major, h.minor = int(pre[6]), int(pre[7])
 	var hlen int64
 	switch {
 	case h.major == 1 && h.minor == 0:
@@ -230,6 +239,23 @@ func (h *npyHeader) parseDict(s []byte, base int64) error {
 	}
 	if h.vector && len(shape) == 1 {
 		shape = []int64{1, shape[0]}
+	}
+	if h.stack {
+		if len(shape) != 3 {
+			return formatErr(shapeOff, fmt.Sprintf("array of shape %s is not a 3-D stack of matrices (B, m, n)", shapeString(shape)))
+		}
+		if shape[0] == 0 || shape[1] == 0 || shape[2] == 0 {
+			return formatErr(shapeOff, fmt.Sprintf("empty stack of shape %s", shapeString(shape)))
+		}
+		if h.fortran {
+			return formatErr(shapeOff, "a 3-D stack in Fortran order is not supported: save it in C order (numpy.ascontiguousarray)")
+		}
+		hi, lo := bits.Mul64(uint64(shape[0]), uint64(shape[1]))
+		if hi != 0 || lo > math.MaxInt64/8 || shape[0] > math.MaxInt32 {
+			return formatErr(shapeOff, fmt.Sprintf("stack of shape %s is too large", shapeString(shape)))
+		}
+		h.games = int(shape[0])
+		shape = []int64{int64(lo), shape[2]}
 	}
 	if len(shape) != 2 {
 		return formatErr(shapeOff, fmt.Sprintf("array of shape %s is not a 2-D matrix", shapeString(shape)))

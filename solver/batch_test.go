@@ -1,0 +1,205 @@
+package solver_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sync/atomic"
+	"testing"
+
+	"gorgonia.org/tensor"
+
+	"github.com/gpump/gpump/datasets"
+	"github.com/gpump/gpump/solver"
+	"github.com/gpump/gpump/tensorops"
+)
+
+// stack returns B generated m×n games, each from its own seed, as one
+// (B, m, n) tensor; game bad (if ≥ 0) gets a NaN.
+func stack(t testing.TB, dt tensor.Dtype, b, m, n, bad int) *tensor.Dense {
+	t.Helper()
+	out := tensor.New(tensor.Of(dt), tensor.WithShape(b, m, n))
+	for k := range b {
+		var g *tensor.Dense
+		var err error
+		switch k % 3 {
+		case 0:
+			g, err = datasets.Uniform(dt, m, n, -1, 1, uint64(k+1))
+		case 1:
+			g, err = datasets.Gaussian(dt, m, n, uint64(k+1))
+		default:
+			g, err = datasets.Uniform(dt, m, n, 0, 1e-3, uint64(k+1)) // another scale
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if dt == tensor.Float64 {
+			copy(out.Float64s()[k*m*n:], g.Float64s())
+		} else {
+			copy(out.Float32s()[k*m*n:], g.Float32s())
+		}
+	}
+	if bad >= 0 {
+		if dt == tensor.Float64 {
+			out.Float64s()[bad*m*n+m*n/2] = math.NaN()
+		} else {
+			out.Float32s()[bad*m*n+m*n/2] = float32(math.NaN())
+		}
+	}
+	return out
+}
+
+// solveAlone solves one game on its own, placed on a one-thread CPU
+// backend (a batch worker's), with a fresh method.
+func solveAlone(t *testing.T, a *tensor.Dense, s *solver.Settings, name string) (*solver.Result, error) {
+	t.Helper()
+	g, err := solver.NewMatrixGame(a)
+	if err != nil {
+		return nil, err
+	}
+	be := tensorops.NewCPU(1)
+	defer be.Close()
+	if err := g.Place(be); err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	m, err := solver.NewMethod(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return solver.Solve(context.Background(), g, s, m)
+}
+
+// Every game of a batch gets, bit for bit, the result of solving it alone
+// with the same method and settings, whatever worker solved it after
+// whichever other games; a game with a NaN fails alone.
+func TestSolveBatchSameAsAlone(t *testing.T) {
+	const b, m, n, bad = 9, 23, 17, 4
+	for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
+		a := stack(t, dt, b, m, n, bad)
+		batch, err := solver.NewBatch(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range solver.MethodNames() {
+			for _, eps := range []float64{1e-3, 1e-7} {
+				if eps < 1e-4 && name != "auto" && name != "rm+" {
+					continue // the others take long to 1e-7, and the loop is the same
+				}
+				t.Run(fmt.Sprintf("%v/%s/%g", dt, name, eps), func(t *testing.T) {
+					s := &solver.Settings{RelGap: eps, MaxIterations: 20000}
+					meth, _ := solver.NewMethod(name)
+					var calls, inCall atomic.Int32
+					got, err := solver.SolveBatch(context.Background(), batch, &solver.BatchSettings{
+						Settings: *s, Workers: 3, Threads: 1,
+						Done: func(k int, r *solver.BatchResult) {
+							if inCall.Add(1) != 1 {
+								t.Error("Done calls overlap")
+							}
+							calls.Add(1)
+							inCall.Add(-1)
+						},
+					}, meth)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(got) != b || calls.Load() != b {
+						t.Fatalf("%d results, %d Done calls, want %d", len(got), calls.Load(), b)
+					}
+					for k := range b {
+						want, werr := solveAlone(t, batch.Game(k), s, name)
+						r := &got[k]
+						if k == bad {
+							if r.Err == nil || werr == nil || r.X != nil {
+								t.Fatalf("game %d with a NaN: batch error %v, alone %v", k, r.Err, werr)
+							}
+							continue
+						}
+						if werr != nil || r.Err != nil {
+							t.Fatalf("game %d: batch error %v, alone %v", k, r.Err, werr)
+						}
+						if !slices.Equal(r.X, want.X) || r.Gap != want.Gap || r.Iterations != want.Iterations ||
+							r.MatrixPasses != want.MatrixPasses || r.Status != want.Status || r.Route != want.Route ||
+							r.ValueLower != want.ValueLower || r.ValueUpper != want.ValueUpper {
+							t.Fatalf("game %d: batch gap %g, %d iterations, route %q; alone %g, %d, %q",
+								k, r.Gap, r.Iterations, r.Route, want.Gap, want.Iterations, want.Route)
+						}
+						if len(r.Row) != m || len(r.Column) != n {
+							t.Fatalf("game %d: strategies of lengths %d, %d", k, len(r.Row), len(r.Column))
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+func TestSolveBatchCanceled(t *testing.T) {
+	batch, err := solver.NewBatch(stack(t, tensor.Float64, 5, 8, 9, -1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err := solver.SolveBatch(ctx, batch, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, r := range res {
+		if !errors.Is(r.Err, context.Canceled) || r.Status != solver.Canceled || r.X != nil {
+			t.Fatalf("game %d: %v, %v", k, r.Status, r.Err)
+		}
+	}
+}
+
+func TestSolveBatchRefuses(t *testing.T) {
+	good, err := solver.NewBatch(stack(t, tensor.Float64, 2, 3, 4, -1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var noop solver.Recorder = nopRecorder{}
+	for _, c := range []struct {
+		name string
+		run  func() error
+	}{
+		{"2-D", func() error {
+			_, err := solver.NewBatch(tensor.New(tensor.WithShape(3, 4), tensor.Of(tensor.Float64)))
+			return err
+		}},
+		{"empty", func() error {
+			_, err := solver.NewBatch(tensor.New(tensor.WithShape(0, 4, 4), tensor.WithBacking([]float64{})))
+			return err
+		}},
+		{"int", func() error {
+			_, err := solver.NewBatch(tensor.New(tensor.WithShape(1, 2, 2), tensor.Of(tensor.Int)))
+			return err
+		}},
+		{"no criterion", func() error {
+			_, err := solver.SolveBatch(context.Background(), good, &solver.BatchSettings{Workers: 1}, nil)
+			return err
+		}},
+		{"recorder", func() error {
+			_, err := solver.SolveBatch(context.Background(), good, &solver.BatchSettings{Settings: solver.Settings{RelGap: 1e-3, Recorder: noop}}, nil)
+			return err
+		}},
+		{"workers", func() error {
+			_, err := solver.SolveBatch(context.Background(), good, &solver.BatchSettings{Settings: solver.Settings{RelGap: 1e-3}, Workers: -1}, nil)
+			return err
+		}},
+		{"method", func() error {
+			_, err := solver.SolveBatch(context.Background(), good, nil, &solver.RegretMatching{Averaging: solver.StepWeighted})
+			return err
+		}},
+	} {
+		if err := c.run(); err == nil {
+			t.Errorf("%s: no error", c.name)
+		}
+	}
+}
+
+type nopRecorder struct{}
+
+func (nopRecorder) Init(*solver.Info) error     { return nil }
+func (nopRecorder) Record(*solver.Record) error { return nil }
