@@ -36,10 +36,10 @@ type npyHeader struct {
 	bigEndian    bool // byte order of multi-byte elements
 	fortran      bool
 	shape        []int64
-	vector       bool  // a 1-D array is accepted as a 1×n matrix
-	stack        bool  // a 3-D array (B, m, n) is read as B·m × n; games = B
+	vector       bool // a 1-D array is accepted as a 1×n matrix
+	stack        bool // a 3-D array (B, m, n) is read as B·m × n; games = B
 	games        int
-	lenient      bool // non-finite entries are left for the caller to find
+	lenient      bool  // non-finite entries are left for the caller to find
 	shapeOff     int64 // byte offset of the shape in the header
 	nbytes       int64 // m*n*itemSize
 	m, n         int   // set by checkPlatform
