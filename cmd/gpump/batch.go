@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"text/tabwriter"
 	"time"
 
@@ -34,6 +35,7 @@ func batchCommand() *cli.Command {
 		&cli.BoolFlag{Name: "resume", Usage: "append to --output, skipping the instances it already holds a result for"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no log lines and no summary table on stderr"},
 		&cli.StringFlag{Name: "log-format", Value: "text", Usage: "log lines on stderr: text or json"},
+		&cli.StringFlag{Name: "strategies", Usage: "write every instance's strategies to this .npz archive, written whole when the batch ends (see above)"},
 	}
 	for _, f := range inputFlags() {
 		if f.Names()[0] != "key" { // a key is per archive: give it per line
@@ -61,6 +63,23 @@ followed by solve flags for that instance only, for example
 The solver flags given to batch apply to every instance; a manifest line's
 own flags override them.
 
+A file that holds many games of one shape, a 3-D .npy array (B, m, n) or an
+.npz archive of several arrays (given without --key), is solved as a batch:
+its games are dealt to --threads cores, one game per core from its first
+iteration to its certificate, each with the result it would have alone. It
+gives a line per game, with "index" (the game's position in the 3-D array or
+in the archive), "key" (its archive member) and "games" (how many the file
+holds); a game with a NaN or an infinite entry fails alone, and an archive's
+arrays of different shapes are solved as separate batches, never padded.
+gpump gen NAME --count B writes such an array.
+
+--strategies FILE.npz writes the strategies: members row and column (B×m
+and B×n, a row per game) when the batch is one such file; otherwise members
+row_K and column_K for instance K (2-D for a file of many games, 1-D for a
+single game), named in each line ("row_member", "column_member" and
+"member_row", the game's row in them). Rows of games without a result are
+NaN. It is refused with --resume (the archive is written whole at the end).
+
 Output: one JSON line per instance, in the order they finish, to --output
 or stdout (on a terminal, one readable line each unless --json): the fields
 of gpump solve without the strategies, plus "instance" (the argument or the
@@ -77,7 +96,9 @@ limit stopped any solve, else 0.
 Examples:
    gpump batch games/ --algo rm+ --eps 1e-5 -o results.jsonl
    gpump batch 'games/*.npy' --jobs 2 --time-limit 1m -o results.jsonl --resume
-   gpump batch --manifest runs.txt --jobs 2`,
+   gpump batch --manifest runs.txt --jobs 2
+   gpump gen uniform --m 64 --n 64 --count 4000 -o games.npy
+   gpump batch games.npy --eps 1e-6 --strategies strategies.npz -o results.jsonl`,
 		Flags:  flags,
 		Action: batchAction,
 	}
@@ -96,8 +117,17 @@ type instance struct {
 type batchLine struct {
 	Instance string `json:"instance"`
 	Index    int    `json:"index"`
-	Status   string `json:"status"`
-	Error    string `json:"error,omitempty"`
+	// Key and Games are set for a game of a file that holds many (see
+	// batchedInput): its archive member, and the file's number of games.
+	Key    string `json:"key,omitempty"`
+	Games  int    `json:"games,omitempty"`
+	Status string `json:"status"`
+	Error  string `json:"error,omitempty"`
+	// RowMember, ColumnMember and MemberRow say where --strategies put the
+	// line's strategies.
+	RowMember    string `json:"row_member,omitempty"`
+	ColumnMember string `json:"column_member,omitempty"`
+	MemberRow    *int   `json:"member_row,omitempty"`
 	*solveOutput
 }
 
@@ -117,6 +147,16 @@ func batchAction(c *cli.Context) error {
 	if path == "" && c.Bool("resume") {
 		return errors.New("--resume needs --output FILE")
 	}
+	var strat *strategySink
+	if sp := c.String("strategies"); sp != "" {
+		if c.Bool("resume") {
+			return errors.New("--strategies is written whole when the batch ends: it cannot be resumed; give it without --resume")
+		}
+		if f, err := datasets.FormatOf(sp); err != nil || f != "npz" {
+			return fmt.Errorf("--strategies %s: want an .npz file", sp)
+		}
+		strat = &strategySink{path: sp, names: map[string]int{}}
+	}
 	l, err := listInstances(c.Args().Slice(), c.String("manifest"), path)
 	if err != nil {
 		return err
@@ -133,6 +173,10 @@ func batchAction(c *cli.Context) error {
 	// The output must not be an input: writing it would destroy it.
 	files := l.files(c.String("manifest"))
 	files.add("--output", path, false)
+	if strat != nil {
+		files.add("--strategies", strat.path, false)
+		strat.single = len(insts) == 1
+	}
 	if path == "" {
 		files.addWriter("standard output", c.App.Writer)
 	}
@@ -170,11 +214,13 @@ func batchAction(c *cli.Context) error {
 		counts  = map[string]int{}
 		outErr  error
 		started = time.Now()
+		doneMu  sync.Mutex
+		skipped atomic.Int64
 	)
 	emit := func(l *batchLine) {
 		b, err := marshalLine(l)
 		if err != nil { // only NaN could do this, and gaps are never NaN
-			l = &batchLine{Instance: l.Instance, Index: l.Index, Status: "error", Error: err.Error()}
+			l = &batchLine{Instance: l.Instance, Index: l.Index, Key: l.Key, Games: l.Games, Status: "error", Error: err.Error()}
 			b, _ = marshalLine(l)
 		}
 		if human {
@@ -202,18 +248,24 @@ func batchAction(c *cli.Context) error {
 		own := max(1, threads/workers+btoi(w < threads%workers))
 		wg.Go(func() {
 			for in := range work {
-				emit(solveInstance(c.Context, c, in, own, log))
+				run := &instanceRun{threads: own, log: log, emit: emit, done: done, doneMu: &doneMu, skipped: &skipped, strat: strat}
+				run.solve(c.Context, c, in)
 				// The next matrix may be as large as this one: give the
 				// memory back before reading it, or two would be held.
 				debug.FreeOSMemory()
 			}
 		})
 	}
-	skipped, notRun := 0, 0
+	notRun := 0
 	for k, in := range insts {
-		if done[in.name] > 0 {
+		doneMu.Lock()
+		skip := done[in.name] > 0
+		if skip {
 			done[in.name]-- // identical instances: skip as many as are done
-			skipped++
+		}
+		doneMu.Unlock()
+		if skip {
+			skipped.Add(1)
 			continue
 		}
 		select {
@@ -233,17 +285,21 @@ func batchAction(c *cli.Context) error {
 	if outErr != nil {
 		return fmt.Errorf("writing the results: %w", outErr)
 	}
+	if err := strat.write(); err != nil {
+		return fmt.Errorf("--strategies: %w", err)
+	}
 
+	lines, limit := 0, 0
+	for st, k := range counts {
+		lines += k
+		if st != "converged" && st != "canceled" && st != "error" {
+			limit += k
+		}
+	}
 	if !c.Bool("quiet") {
 		tw := tabwriter.NewWriter(c.App.ErrWriter, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "instances\tconverged\tlimit\tcanceled\tfailed\tskipped\tnot run\tseconds\t")
-		limit := 0
-		for st, k := range counts {
-			if st != "converged" && st != "canceled" && st != "error" {
-				limit += k
-			}
-		}
-		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.1f\t\n", len(insts), counts["converged"], limit, counts["canceled"], counts["error"], skipped, notRun, time.Since(started).Seconds())
+		fmt.Fprintln(tw, "instances\tresults\tconverged\tlimit\tcanceled\tfailed\tskipped\tnot run\tseconds\t")
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.1f\t\n", len(insts), lines, counts["converged"], limit, counts["canceled"], counts["error"], skipped.Load(), notRun, time.Since(started).Seconds())
 		tw.Flush()
 	}
 	switch {
@@ -251,7 +307,7 @@ func batchAction(c *cli.Context) error {
 		return exitStatus(exitError)
 	case counts["canceled"] > 0 || notRun > 0 || c.Context.Err() != nil:
 		return exitStatus(exitCanceled)
-	case len(insts) > counts["converged"]+skipped:
+	case limit > 0:
 		return exitStatus(exitLimit)
 	}
 	return nil
@@ -267,13 +323,68 @@ func marshalLine(l *batchLine) ([]byte, error) {
 	return b.Bytes(), err
 }
 
-// solveInstance runs one instance; errors become error lines.
-func solveInstance(ctx context.Context, c *cli.Context, in *instance, threads int, log *slog.Logger) *batchLine {
+// instanceRun is what a batch worker needs to run an instance.
+type instanceRun struct {
+	threads int
+	log     *slog.Logger
+	emit    func(*batchLine)
+	done    map[string]int // --resume: results already in the output
+	doneMu  *sync.Mutex
+	skipped *atomic.Int64
+	strat   *strategySink
+}
+
+// solve runs one instance and emits its lines: one, or one per game of a
+// file that holds many.
+func (r *instanceRun) solve(ctx context.Context, c *cli.Context, in *instance) {
+	line, j := solveInstance(ctx, c, in, r.threads, r.log)
+	if j == nil {
+		if line.solveOutput != nil {
+			r.strat.putSingle(in, line, line.RowStrategy, line.ColumnStrategy)
+			line.RowStrategy, line.ColumnStrategy = nil, nil
+		}
+		r.emit(line)
+		return
+	}
+	ok, groups, bad, total, err := batchedInput(j)
+	if !ok {
+		panic("batch: solveInstance left a single game")
+	}
+	if err != nil {
+		line.Status, line.Error = "error", err.Error()
+		r.log.Error("instance failed", "instance", in.name, "error", err)
+		r.emit(line)
+		return
+	}
+	before := 0
+	if len(r.done) > 0 {
+		r.doneMu.Lock()
+		for _, v := range r.done {
+			before += v
+		}
+		r.doneMu.Unlock()
+	}
+	solveGames(ctx, in, j, groups, bad, total, r.threads, r.done, r.doneMu, r.emit, r.strat, r.log)
+	if len(r.done) > 0 {
+		after := 0
+		r.doneMu.Lock()
+		for _, v := range r.done {
+			after += v
+		}
+		r.doneMu.Unlock()
+		r.skipped.Add(int64(before - after))
+	}
+}
+
+// solveInstance runs one instance of a single game; errors become error
+// lines. For a file that holds many games it returns the instance's job
+// instead, unsolved.
+func solveInstance(ctx context.Context, c *cli.Context, in *instance, threads int, log *slog.Logger) (*batchLine, *job) {
 	line := &batchLine{Instance: in.name, Index: in.index}
-	fail := func(err error) *batchLine {
+	fail := func(err error) (*batchLine, *job) {
 		line.Status, line.Error = "error", err.Error()
 		log.Error("instance failed", "instance", in.name, "error", err)
-		return line
+		return line, nil
 	}
 	if in.err != nil {
 		return fail(in.err)
@@ -302,20 +413,26 @@ func solveInstance(ctx context.Context, c *cli.Context, in *instance, threads in
 	if _, ok := g.lineValue("threads"); !ok {
 		j.threads = threads
 	}
-	out, _, err := j.run(ctx, newProgressLog(log, "instance", in.name), slog.New(slog.DiscardHandler))
+	if batchedKind(j) != "" {
+		return line, j
+	}
+	out, res, err := j.run(ctx, newProgressLog(log, "instance", in.name), slog.New(slog.DiscardHandler))
 	var ie *interruptedError
 	if errors.As(err, &ie) {
 		// Not a failure of the instance: --resume runs it again.
 		line.Status, line.Error = "canceled", err.Error()
-		return line
+		return line, nil
 	}
 	if err != nil {
 		return fail(err)
 	}
 	line.Status, line.solveOutput = out.Status, out
+	if res != nil {
+		out.RowStrategy, out.ColumnStrategy = res.Row, res.Column // for --strategies, taken out before the line is written
+	}
 	log.Info("solved", "instance", in.name, "status", out.Status, "gap", out.Gap, "relative_gap", out.RelativeGap,
 		"iterations", out.Iterations, "seconds", round3(out.Seconds+out.LoadSeconds))
-	return line
+	return line, nil
 }
 
 // lineFlags are the flags a manifest line may give.
@@ -636,12 +753,17 @@ func parseResult(line []byte) (res struct{ Instance, Status string }, ok bool) {
 	var l struct {
 		Instance *string
 		Index    *int
+		Key      string
+		Games    int
 		Status   *string
 	}
 	if json.Unmarshal(line, &l) != nil || l.Instance == nil || l.Index == nil || l.Status == nil || *l.Status == "" {
 		return res, false
 	}
 	res.Instance, res.Status = *l.Instance, *l.Status
+	if l.Games > 0 {
+		res.Instance = gameID(*l.Instance, *l.Index, l.Key)
+	}
 	return res, true
 }
 

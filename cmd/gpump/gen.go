@@ -28,6 +28,7 @@ func genCommand() *cli.Command {
 		&cli.BoolFlag{Name: "big-endian", Usage: ".npy/.npz: write big-endian data"},
 		&cli.BoolFlag{Name: "fortran", Usage: ".npy/.npz: write column-major (Fortran-order) data"},
 		&cli.BoolFlag{Name: "header", Usage: ".csv: write a header row c0,c1,..."},
+		&cli.IntFlag{Name: "count", Value: 1, Usage: "write this many games, seeds seed, seed+1, ..., as one 3-D .npy array (count, m, n) for gpump batch"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no log line on stderr"},
 		&cli.StringFlag{Name: "log-format", Value: "text", Usage: "log lines on stderr: text or json"},
 	)
@@ -47,7 +48,8 @@ Examples:
    gpump gen uniform --m 20000 --n 20000 --seed 7 -o uniform.npy
    gpump gen police --n 400 --layout grid --theta 0.5 -o police.npz --compress
    gpump gen nemirovski:n=1000,family=2,alpha=1 --precision f32 -o nem.npy
-   gpump gen cyclic --n 5 -o rps.csv --header`,
+   gpump gen cyclic --n 5 -o rps.csv --header
+   gpump gen uniform --m 64 --n 64 --count 4000 -o games.npy   # a batch`,
 		Flags:  flags,
 		Action: genAction,
 	}
@@ -100,8 +102,20 @@ func genAction(c *cli.Context) error {
 	if m == 0 {
 		m = n
 	}
-	if err := checkMemory(m, n, int(dt.Size())); err != nil {
+	count := c.Int("count")
+	switch {
+	case count < 1:
+		return fmt.Errorf("--count must be at least 1, got %d", count)
+	case c.IsSet("count") && format != "npy":
+		return fmt.Errorf("--count writes a 3-D .npy array, not %s", format)
+	case c.IsSet("count") && (opt.BigEndian || opt.Fortran):
+		return errors.New("--count writes C-order little-endian data: --big-endian and --fortran do not apply")
+	}
+	if err := checkMemory(m*count, n, int(dt.Size())); err != nil {
 		return err
+	}
+	if c.IsSet("count") {
+		return genStack(c, log, spec, dt, count, path)
 	}
 	a, err := interruptible(c.Context.Done(), "generating "+spec.String(), func() (*tensor.Dense, error) {
 		return datasets.Generate(dt, spec)
@@ -145,4 +159,48 @@ func writeGenerated(stdout io.Writer, path string, a *tensor.Dense, opt *dataset
 		err = w.Flush()
 	}
 	return err
+}
+
+// genStack writes count games of spec, seeds spec.Seed, spec.Seed+1, ...,
+// as one (count, m, n) array.
+func genStack(c *cli.Context, log interface{ Info(string, ...any) }, spec datasets.GenSpec, dt tensor.Dtype, count int, path string) error {
+	var out *tensor.Dense
+	_, err := interruptible(c.Context.Done(), fmt.Sprintf("generating %d games of %s", count, spec), func() (any, error) {
+		for k := range count {
+			s := spec
+			s.Seed = spec.Seed + uint64(k)
+			a, err := datasets.Generate(dt, s)
+			if err != nil {
+				return nil, err
+			}
+			m, n := a.Shape()[0], a.Shape()[1]
+			if out == nil {
+				out = tensor.New(tensor.Of(dt), tensor.WithShape(count, m, n))
+			}
+			if dt == tensor.Float64 {
+				copy(out.Float64s()[k*m*n:], a.Float64s())
+			} else {
+				copy(out.Float32s()[k*m*n:], a.Float32s())
+			}
+		}
+		return nil, nil
+	})
+	if err != nil {
+		return err
+	}
+	if _, err := interruptible(c.Context.Done(), "writing "+path, func() (any, error) {
+		if path == "-" {
+			w := bufio.NewWriterSize(c.App.Writer, 1<<20)
+			if err := datasets.EncodeStack(w, out); err != nil {
+				return nil, err
+			}
+			return nil, w.Flush()
+		}
+		return nil, datasets.WriteStack(path, out)
+	}); err != nil {
+		return err
+	}
+	sh := out.Shape()
+	log.Info("wrote games", "file", path, "generator", spec.String(), "count", sh[0], "m", sh[1], "n", sh[2], "seeds", fmt.Sprintf("%d..%d", spec.Seed, spec.Seed+uint64(count)-1), "precision", precisionName(dt))
+	return nil
 }

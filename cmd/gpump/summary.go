@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 )
@@ -112,9 +113,16 @@ func problemSummary(w io.Writer, o *problemOutput) {
 
 // summaryLine is one instance of a batch on a terminal.
 func summaryLine(l *batchLine) string {
+	name := l.Instance
+	switch {
+	case l.Key != "":
+		name += "[" + l.Key + "]"
+	case l.Games > 0:
+		name += "[" + strconv.Itoa(l.Index) + "]"
+	}
 	if l.solveOutput == nil || l.Status == "error" || l.Status == "canceled" && l.Error != "" {
-		return fmt.Sprintf("%-16s %s: %s\n", l.Status, l.Instance, l.Error)
+		return fmt.Sprintf("%-16s %s: %s\n", l.Status, name, l.Error)
 	}
 	return fmt.Sprintf("%-16s rel gap %-9.3g %7d it %8.3g s  %s\n", strings.ReplaceAll(l.Status, "_", " "),
-		l.RelativeGap, l.Iterations, l.Seconds+l.LoadSeconds, l.Instance)
+		l.RelativeGap, l.Iterations, l.Seconds+l.LoadSeconds, name)
 }

@@ -1,0 +1,451 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"gorgonia.org/tensor"
+
+	"github.com/gpump/gpump/datasets"
+	"github.com/gpump/gpump/solver"
+	"github.com/gpump/gpump/tensorops"
+)
+
+// A batched instance is one file holding many games of one shape: a 3-D
+// .npy array (B, m, n), or an .npz archive of several arrays given without
+// --key. Its games are solved together by solver.SolveBatch (a game per
+// core, each placed once and re-filled) and give a line each, with "index"
+// (the position in the 3-D array, or in the archive) and, for an archive,
+// "key", and "games" (how many the instance holds).
+
+// group is a set of same-shape games of one instance, ready to solve.
+type group struct {
+	a     *tensor.Dense // (B, m, n)
+	index []int         // each game's position in its file
+	keys  []string      // each game's npz key, or nil
+}
+
+// batchedKind says whether the job's file holds many games, from its
+// header or its member list alone: "stack" for a 3-D .npy array, "archive"
+// for an .npz of several arrays given without --key, "" otherwise.
+func batchedKind(j *job) string {
+	if j.path == "" {
+		return ""
+	}
+	format, err := inputFormat(j.path, j.read.Format)
+	if err != nil {
+		return ""
+	}
+	fi, err := os.Stat(j.path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return "" // a pipe is read once: as a matrix
+	}
+	switch {
+	case format == "npy":
+		if d, err := datasets.NPYDims(j.path); err == nil && d == 3 {
+			return "stack"
+		}
+	case format == "npz" && j.read.Key == "":
+		if keys, err := datasets.NPZMembers(j.path); err == nil && len(keys) > 1 {
+			return "archive"
+		}
+	}
+	return ""
+}
+
+// batchedInput reads the games of a job whose file holds many (batchedKind
+// not ""): the groups of same-shape games, the lines of members that could
+// not be read, and the number of games in the file.
+func batchedInput(j *job) (ok bool, groups []group, bad []*batchLine, total int, err error) {
+	kind := batchedKind(j)
+	if kind == "" {
+		return false, nil, nil, 0, nil
+	}
+	if err := batchable(j); err != nil {
+		return true, nil, nil, 0, err
+	}
+	if kind == "archive" {
+		keys, err := datasets.NPZMembers(j.path)
+		if err != nil {
+			return true, nil, nil, 0, err
+		}
+		groups, bad := readMembers(j, keys)
+		return true, groups, bad, len(keys), nil
+	}
+	a, err := datasets.ReadStack(j.path)
+	if err != nil {
+		return true, nil, nil, 0, err
+	}
+	if j.read.DType == tensor.Float32 && a.Dtype() == tensor.Float64 {
+		a = narrowStack(a)
+	}
+	b := a.Shape()[0]
+	idx := make([]int, b)
+	for k := range idx {
+		idx[k] = k
+	}
+	return true, []group{{a: a, index: idx}}, nil, b, nil
+}
+
+// batchable checks the flags of a job whose file holds many games.
+func batchable(j *job) error {
+	switch {
+	case j.device != "cpu":
+		return fmt.Errorf("%s holds many games: batches run on the CPU, not --device %s", j.path, j.device)
+	case j.sampled != nil:
+		return fmt.Errorf("%s holds many games: --oracle sampled is for one large game", j.path)
+	case j.initPath != "":
+		return fmt.Errorf("%s holds many games: --init warm-starts one game", j.path)
+	case j.mmap:
+		return fmt.Errorf("%s holds many games: --mmap maps one matrix", j.path)
+	}
+	return nil
+}
+
+// narrowStack returns a float64 stack rounded to float32 (--precision f32).
+// A game whose entries overflow float32 becomes infinite and fails alone.
+func narrowStack(a *tensor.Dense) *tensor.Dense {
+	src := a.Float64s()
+	dst := make([]float32, len(src))
+	for k, v := range src {
+		dst[k] = float32(v)
+	}
+	return tensor.New(tensor.WithShape(a.Shape()...), tensor.WithBacking(dst))
+}
+
+// readMembers reads every member of the job's archive and groups them by
+// shape and dtype, in the archive's order; a member that cannot be read
+// (not a matrix, a NaN) gets an error line of its own.
+func readMembers(j *job, keys []string) ([]group, []*batchLine) {
+	type shapeKey struct {
+		m, n int
+		dt   tensor.Dtype
+	}
+	var (
+		order []shapeKey
+		byKey = map[shapeKey][]int{}
+		mats  = make([]*tensor.Dense, len(keys))
+		bad   []*batchLine
+	)
+	for k, key := range keys {
+		opt := j.read
+		opt.Key = key
+		a, err := datasets.ReadNPZ(j.path, &opt)
+		if err != nil {
+			bad = append(bad, &batchLine{Index: k, Key: key, Status: "error", Error: err.Error()})
+			continue
+		}
+		mats[k] = a
+		sk := shapeKey{a.Shape()[0], a.Shape()[1], a.Dtype()}
+		if _, ok := byKey[sk]; !ok {
+			order = append(order, sk)
+		}
+		byKey[sk] = append(byKey[sk], k)
+	}
+	groups := make([]group, 0, len(order))
+	for _, sk := range order {
+		members := byKey[sk]
+		a := tensor.New(tensor.Of(sk.dt), tensor.WithShape(len(members), sk.m, sk.n))
+		g := group{a: a, index: members, keys: make([]string, len(members))}
+		size := sk.m * sk.n
+		for i, k := range members {
+			if sk.dt == tensor.Float64 {
+				copy(a.Float64s()[i*size:], mats[k].Float64s())
+			} else {
+				copy(a.Float32s()[i*size:], mats[k].Float32s())
+			}
+			g.keys[i] = keys[k]
+			mats[k] = nil
+		}
+		groups = append(groups, g)
+	}
+	return groups, bad
+}
+
+// gameID names a game of a batched instance for --resume.
+func gameID(instance string, index int, key string) string {
+	if key != "" {
+		return instance + "\x00" + key
+	}
+	return instance + "\x00" + strconv.Itoa(index)
+}
+
+// solveGames solves the groups of a batched instance with threads workers,
+// skipping the games done holds (it decrements their counts), and emits a
+// line per game as it finishes.
+func solveGames(ctx context.Context, in *instance, j *job, groups []group, bad []*batchLine, total, threads int,
+	done map[string]int, doneMu *sync.Mutex, emit func(*batchLine), strat *strategySink, log *slog.Logger) {
+	for _, l := range bad {
+		l.Instance, l.Games = in.name, total
+		log.Error("game failed", "instance", in.name, "index", l.Index, "key", l.Key, "error", l.Error)
+		emit(l)
+	}
+	for _, g := range groups {
+		if ctx.Err() != nil {
+			break
+		}
+		g = skipDone(g, in.name, done, doneMu)
+		if g.a == nil {
+			continue
+		}
+		b, m, n := g.a.Shape()[0], g.a.Shape()[1], g.a.Shape()[2]
+		batch, err := solver.NewBatch(g.a)
+		if err != nil { // the reader gives what NewBatch takes
+			panic(err)
+		}
+		size := float64(m*n) * float64(g.a.Dtype().Size())
+		sink := strat.reserve(in, g, total, m, n)
+		t0 := time.Now()
+		s := j.s
+		_, err = solver.SolveBatch(ctx, batch, &solver.BatchSettings{
+			Settings: s, Workers: min(threads, b), Threads: 1,
+			Done: func(k int, r *solver.BatchResult) {
+				line := &batchLine{Instance: in.name, Index: g.index[k], Games: total}
+				if g.keys != nil {
+					line.Key = g.keys[k]
+				}
+				switch {
+				case r.Err != nil && errors.Is(r.Err, context.Canceled) && r.X == nil:
+					line.Status, line.Error = "canceled", r.Err.Error()
+				case r.Err != nil && r.X == nil:
+					line.Status, line.Error = "error", r.Err.Error()
+					log.Error("game failed", "instance", in.name, "index", line.Index, "key", line.Key, "error", r.Err)
+				default:
+					out := gameOutput(&r.Result, j, batch, k, in)
+					line.Status, line.solveOutput = out.Status, out
+					if r.Err != nil {
+						line.Status, line.Error = "error", r.Err.Error()
+					}
+					sink.put(line, k, r.Row, r.Column)
+				}
+				emit(line)
+			},
+		}, j.method)
+		if err != nil { // the job's checks accept what SolveBatch takes
+			for k := range b {
+				emit(&batchLine{Instance: in.name, Index: g.index[k], Key: keyAt(g.keys, k), Games: total, Status: "error", Error: err.Error()})
+			}
+			continue
+		}
+		el := time.Since(t0)
+		log.Info("solved games", "instance", in.name, "games", b, "m", m, "n", n, "seconds", round3(el.Seconds()),
+			"games/s", round3(float64(b)/el.Seconds()), "MB", round3(float64(b)*size/1e6))
+	}
+}
+
+func keyAt(keys []string, k int) string {
+	if keys == nil {
+		return ""
+	}
+	return keys[k]
+}
+
+// skipDone returns g without the games --resume found done (g.a nil when
+// none is left).
+func skipDone(g group, name string, done map[string]int, mu *sync.Mutex) group {
+	if len(done) == 0 {
+		return g
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	var keep []int
+	for k := range g.index {
+		id := gameID(name, g.index[k], keyAt(g.keys, k))
+		if done[id] > 0 {
+			done[id]--
+			continue
+		}
+		keep = append(keep, k)
+	}
+	if len(keep) == len(g.index) {
+		return g
+	}
+	if len(keep) == 0 {
+		return group{}
+	}
+	sh := g.a.Shape()
+	size := sh[1] * sh[2]
+	a := tensor.New(tensor.Of(g.a.Dtype()), tensor.WithShape(len(keep), sh[1], sh[2]))
+	out := group{a: a, index: make([]int, len(keep))}
+	if g.keys != nil {
+		out.keys = make([]string, len(keep))
+	}
+	for i, k := range keep {
+		if g.a.Dtype() == tensor.Float64 {
+			copy(a.Float64s()[i*size:(i+1)*size], g.a.Float64s()[k*size:])
+		} else {
+			copy(a.Float32s()[i*size:(i+1)*size], g.a.Float32s()[k*size:])
+		}
+		out.index[i] = g.index[k]
+		if g.keys != nil {
+			out.keys[i] = g.keys[k]
+		}
+	}
+	return out
+}
+
+// gameOutput is the line of game k of a batch, the fields of gpump solve.
+func gameOutput(res *solver.Result, j *job, batch *solver.Batch, k int, in *instance) *solveOutput {
+	m, n := batch.Dims()
+	a := batch.Game(k)
+	maxAbs := 0.0
+	if res.Gap > 0 && res.RelGap > 0 {
+		maxAbs = res.Gap / res.RelGap
+	} else {
+		maxAbs = maxAbsOf(a)
+	}
+	s := j.s
+	return &solveOutput{
+		Status: res.Status.String(), Gap: res.Gap, RelativeGap: res.RelGap,
+		ValueLower: res.ValueLower, ValueUpper: res.ValueUpper,
+		Point: res.Point.String(), ColumnPoint: res.ColumnPoint.String(),
+		Iterations: res.Iterations, OperatorEvaluations: res.Evaluations, MatrixPasses: res.MatrixPasses,
+		GapPasses: res.GapPasses, Oracle: "exact", Rejections: res.Rejections, Restarts: res.Restarts,
+		Step: finiteOrNil(res.Step), Seconds: res.Runtime.Seconds(),
+		Algorithm: res.Method, Route: res.Route, SubgameSolves: res.SubgameSolves, SubgameSize: res.SubgameSize,
+		SubgameSeconds: res.SubgameTime.Seconds(), Source: in.file, Format: formatOf(in.file, j), M: m, N: n,
+		Precision: precisionName(a.Dtype()), MaxAbsEntry: maxAbs, TargetRelativeGap: s.RelGap, TargetAbsoluteGap: s.AbsGap,
+		Device: "cpu", Threads: 1, Kernels: cpuKernels(),
+	}
+}
+
+func formatOf(path string, j *job) string {
+	f, _ := inputFormat(path, j.read.Format)
+	return f
+}
+
+// maxAbsOf returns max |a_ij| of a finite matrix.
+func maxAbsOf(a *tensor.Dense) float64 {
+	mx := 0.0
+	if a.Dtype() == tensor.Float64 {
+		for _, v := range a.Float64s() {
+			mx = math.Max(mx, math.Abs(v))
+		}
+	} else {
+		for _, v := range a.Float32s() {
+			mx = math.Max(mx, math.Abs(float64(v)))
+		}
+	}
+	return mx
+}
+
+// strategySink collects the strategies of a batch for --strategies FILE.npz:
+// members row_K and column_K for instance K (row and column when the batch
+// is one instance holding many games), 2-D (games × m) for an instance of
+// many games, 1-D for a single game; rows of games without a result are
+// NaN. Written whole, atomically, when the batch ends.
+type strategySink struct {
+	path   string
+	single bool // the batch is one instance: members row and column
+	mu     sync.Mutex
+	arrays []datasets.Array
+	names  map[string]int
+}
+
+// instanceSink is where one group's strategies go.
+type instanceSink struct {
+	s         *strategySink
+	row, col  *tensor.Dense
+	rowName   string
+	colName   string
+	positions []int // member row of each game of the group
+}
+
+func (s *strategySink) names2(in *instance) (string, string) {
+	if s.single {
+		return "row", "column"
+	}
+	return "row_" + strconv.Itoa(in.index), "column_" + strconv.Itoa(in.index)
+}
+
+// reserve makes (or finds) instance in's members, games × m and games × n,
+// and returns the sink of group g.
+func (s *strategySink) reserve(in *instance, g group, games, m, n int) *instanceSink {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rn, cn := s.names2(in)
+	is := &instanceSink{s: s, rowName: rn, colName: cn}
+	if k, ok := s.names[rn]; ok {
+		is.row, is.col = s.arrays[k].T, s.arrays[k+1].T
+	} else {
+		is.row, is.col = nanMatrix(games, m), nanMatrix(games, n)
+		s.names[rn] = len(s.arrays)
+		s.arrays = append(s.arrays, datasets.Array{Name: rn, T: is.row}, datasets.Array{Name: cn, T: is.col})
+	}
+	// A game's member row is its position in the file: in an archive of
+	// several shapes each shape's members only fill their rows.
+	if is.row.Shape()[1] != m || is.col.Shape()[1] != n {
+		// Another shape of the same archive: members of their own.
+		rn, cn = rn+"_"+strconv.Itoa(m)+"x"+strconv.Itoa(n), cn+"_"+strconv.Itoa(m)+"x"+strconv.Itoa(n)
+		is.rowName, is.colName = rn, cn
+		is.row, is.col = nanMatrix(games, m), nanMatrix(games, n)
+		s.names[rn] = len(s.arrays)
+		s.arrays = append(s.arrays, datasets.Array{Name: rn, T: is.row}, datasets.Array{Name: cn, T: is.col})
+	}
+	is.positions = g.index
+	return is
+}
+
+// put stores game k's strategies and names them in its line.
+func (is *instanceSink) put(line *batchLine, k int, row, col []float64) {
+	if is == nil || row == nil {
+		return
+	}
+	at := is.positions[k]
+	is.s.mu.Lock()
+	copy(is.row.Float64s()[at*len(row):], row)
+	copy(is.col.Float64s()[at*len(col):], col)
+	is.s.mu.Unlock()
+	line.RowMember, line.ColumnMember, line.MemberRow = is.rowName, is.colName, &at
+}
+
+// putSingle stores the strategies of an instance of one game.
+func (s *strategySink) putSingle(in *instance, line *batchLine, row, col []float64) {
+	if s == nil || row == nil {
+		return
+	}
+	rn, cn := s.names2(in)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.arrays = append(s.arrays,
+		datasets.Array{Name: rn, T: tensor.New(tensor.WithShape(len(row)), tensor.WithBacking(slices.Clone(row)))},
+		datasets.Array{Name: cn, T: tensor.New(tensor.WithShape(len(col)), tensor.WithBacking(slices.Clone(col)))})
+	line.RowMember, line.ColumnMember = rn, cn
+}
+
+// write writes the archive.
+func (s *strategySink) write() error {
+	if s == nil {
+		return nil
+	}
+	if len(s.arrays) == 0 {
+		return fmt.Errorf("--strategies %s: no game was solved", s.path)
+	}
+	return datasets.WriteNPZ(s.path, s.arrays, nil)
+}
+
+func nanMatrix(r, c int) *tensor.Dense {
+	d := make([]float64, r*c)
+	for k := range d {
+		d[k] = math.NaN()
+	}
+	return tensor.New(tensor.WithShape(r, c), tensor.WithBacking(d))
+}
+
+// cpuKernels names the CPU kernels in use.
+var cpuKernels = sync.OnceValue(func() string {
+	c := tensorops.NewCPU(1)
+	defer c.Close()
+	return c.Kernels()
+})

@@ -1,0 +1,212 @@
+package main
+
+import (
+	"archive/zip"
+	"encoding/binary"
+	"encoding/json"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"gorgonia.org/tensor"
+
+	"github.com/gpump/gpump/datasets"
+)
+
+// A 3-D array is solved as a batch: a line per game with its index, a game
+// with a NaN failing alone, the strategies in members row and column that
+// certify each line's gap, and --resume solving only what is missing.
+func TestBatchStack(t *testing.T) {
+	dir := t.TempDir()
+	games := filepath.Join(dir, "games.npy")
+	code, _, stderr := gpump(t, "gen", "uniform", "--m", "7", "--n", "5", "--count", "6", "-o", games, "--quiet")
+	if code != exitOK {
+		t.Fatalf("gen --count: exit %d: %s", code, stderr)
+	}
+	a, err := datasets.ReadStack(games)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := a.Shape(); s[0] != 6 || s[1] != 7 || s[2] != 5 {
+		t.Fatalf("gen --count wrote shape %v", s)
+	}
+	// Game k of the array is the generator's game of seed 1+k.
+	g3, err := datasets.Generate(tensor.Float64, mustSpec(t, "uniform:m=7,n=5,seed=4"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !equalSlices(a.Float64s()[3*35:4*35], g3.Float64s()) {
+		t.Fatal("game 3 is not the generator's game of seed 4")
+	}
+	a.Float64s()[4*35+9] = math.NaN()
+	bad := filepath.Join(dir, "bad.npy")
+	if err := datasets.WriteStack(bad, a); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.jsonl")
+	strat := filepath.Join(dir, "s.npz")
+	code, _, stderr = gpump(t, "batch", bad, "--eps", "1e-8", "-o", out, "--strategies", strat, "--threads", "2")
+	if code != exitError {
+		t.Fatalf("exit %d, want %d (one game failed): %s", code, exitError, stderr)
+	}
+	lines := readLines(t, out)
+	if len(lines) != 6 {
+		t.Fatalf("%d lines, want 6", len(lines))
+	}
+	row, err := readMatrixMember(strat, "row")
+	if err != nil {
+		t.Fatal(err)
+	}
+	col, err := readMatrixMember(strat, "column")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int]bool{}
+	for _, l := range lines {
+		k := int(l["index"].(float64))
+		seen[k] = true
+		if l["games"] != 6.0 || l["instance"] != bad {
+			t.Errorf("line %v", l)
+		}
+		if k == 4 {
+			if l["status"] != "error" || !strings.Contains(l["error"].(string), "NaN") {
+				t.Errorf("game 4 (NaN): %v", l)
+			}
+			if !math.IsNaN(row.Float64s()[4*7]) {
+				t.Error("game 4's strategies are not NaN")
+			}
+			continue
+		}
+		if l["status"] != "converged" || l["member_row"] != float64(k) || l["row_member"] != "row" {
+			t.Fatalf("game %d: %v", k, l)
+		}
+		// The archive's strategies certify the line's gap on the game.
+		p, q := row.Float64s()[k*7:(k+1)*7], col.Float64s()[k*5:(k+1)*5]
+		g := a.Float64s()[k*35 : (k+1)*35]
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for j := range 5 {
+			v := 0.0
+			for i := range 7 {
+				v += p[i] * g[i*5+j]
+			}
+			lo = min(lo, v)
+		}
+		for i := range 7 {
+			u := 0.0
+			for j := range 5 {
+				u += g[i*5+j] * q[j]
+			}
+			hi = max(hi, u)
+		}
+		if gap := hi - lo; math.Abs(gap-l["gap"].(float64)) > 1e-12 || gap > 1e-8 {
+			t.Errorf("game %d: strategies' gap %g, line's %v", k, gap, l["gap"])
+		}
+	}
+	if len(seen) != 6 {
+		t.Fatalf("indices %v", seen)
+	}
+	// Resuming solves only game 4, which fails again.
+	code, _, stderr = gpump(t, "batch", bad, "--eps", "1e-8", "-o", out, "--resume")
+	if code != exitError || !strings.Contains(stderr, "      5 ") {
+		t.Fatalf("resume: exit %d: %s", code, stderr)
+	}
+	if lines := readLines(t, out); len(lines) != 7 || lines[6]["index"] != 4.0 {
+		t.Fatalf("resume appended %d lines: %v", len(lines)-6, lines[6:])
+	}
+}
+
+// An archive of several arrays: grouped by shape, a line per member with
+// its key.
+func TestBatchArchive(t *testing.T) {
+	dir := t.TempDir()
+	var arrays []datasets.Array
+	for k, shape := range [][2]int{{3, 4}, {2, 2}, {3, 4}, {3, 4}} {
+		g, err := datasets.Generate(tensor.Float64, mustSpec(t, "gaussian:m="+strconv.Itoa(shape[0])+",n="+strconv.Itoa(shape[1])+",seed="+strconv.Itoa(k+1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		arrays = append(arrays, datasets.Array{Name: "g" + strconv.Itoa(k), T: g})
+	}
+	path := filepath.Join(dir, "games.npz")
+	if err := datasets.WriteNPZ(path, arrays, nil); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := gpump(t, "batch", path, "--quiet", "--json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	keys := map[string]bool{}
+	for _, l := range strings.Split(strings.TrimSpace(stdout), "\n") {
+		v := decodeLine(t, l)
+		keys[v["key"].(string)] = true
+		if v["status"] != "converged" || v["games"] != 4.0 || "g"+strconv.Itoa(int(v["index"].(float64))) != v["key"] {
+			t.Errorf("line %v", v)
+		}
+		if v["key"] == "g1" && v["m"] != 2.0 || v["key"] != "g1" && v["m"] != 3.0 {
+			t.Errorf("shape of %v: %v×%v", v["key"], v["m"], v["n"])
+		}
+	}
+	if len(keys) != 4 {
+		t.Fatalf("keys %v", keys)
+	}
+	if code, _, stderr := gpump(t, "batch", path, "--device", "nope"); code == exitOK {
+		t.Fatalf("a bad device: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := gpump(t, "batch", path, "-o", filepath.Join(dir, "o"), "--resume", "--strategies", filepath.Join(dir, "s.npz")); code == exitOK || !strings.Contains(stderr, "--resume") {
+		t.Fatalf("--strategies with --resume: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "s.npz")); err == nil {
+		t.Fatal("--strategies written by a refused batch")
+	}
+}
+
+func equalSlices(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k := range a {
+		if a[k] != b[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// readMatrixMember reads a float64 member of an .npz archive, NaN entries
+// included (the datasets readers refuse them).
+func readMatrixMember(path, key string) (*tensor.Dense, error) {
+	z, err := zip.OpenReader(path)
+	if err != nil {
+		return nil, err
+	}
+	defer z.Close()
+	f, err := z.Open(key + ".npy")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return nil, err
+	}
+	hlen := int(binary.LittleEndian.Uint16(b[8:10]))
+	data := b[10+hlen:]
+	d := make([]float64, len(data)/8)
+	for k := range d {
+		d[k] = math.Float64frombits(binary.LittleEndian.Uint64(data[8*k:]))
+	}
+	return tensor.New(tensor.WithShape(len(d)), tensor.WithBacking(d)), nil
+}
+
+func decodeLine(t *testing.T, l string) map[string]any {
+	t.Helper()
+	var v map[string]any
+	if err := json.Unmarshal([]byte(l), &v); err != nil {
+		t.Fatalf("%v: %q", err, l)
+	}
+	return v
+}
