@@ -375,7 +375,7 @@ func proxStats(b *ProxBlock, w float64) BlockStats {
 			distXY += math.Abs(px - py)
 			distXYNew += math.Abs(px - pn)
 			d := g[i] - m[i]
-			dual = math.Max(dual, math.Abs(d))
+			dual = max(dual, math.Abs(d))
 			inner += d * (px - pn)
 		}
 	} else {
@@ -402,7 +402,7 @@ func proxStats(b *ProxBlock, w float64) BlockStats {
 	st.MinG, st.MinAvgG = minInner(&b.Set, g), minInner(&b.Set, nag)
 	// A divergence is ≥ 0; Σ p (l_x − l_y) of two nearly equal points can
 	// round to a tiny negative number, which the step rules must not see.
-	st.DivXY, st.DivYX = math.Max(divXY, 0), math.Max(divYX, 0)
+	st.DivXY, st.DivYX = max(divXY, 0), max(divYX, 0)
 	st.DistXY, st.DistXYNew, st.DualGM, st.InnerGM = distXY, distXYNew, dual, inner
 	return st
 }
@@ -464,10 +464,10 @@ func (c *CPU) RegretMatch(x, r, u Vector, sign, tiny float64, predictive bool) {
 	var sum float64
 	for i := range rs {
 		rho := sign*us[i] - v
-		ri := math.Max(rs[i]+rho, 0)
+		ri := max(rs[i]+rho, 0)
 		rs[i] = ri
 		if predictive {
-			sum += math.Max(ri+rho, 0)
+			sum += max(ri+rho, 0)
 		} else {
 			sum += ri
 		}
@@ -477,7 +477,7 @@ func (c *CPU) RegretMatch(x, r, u Vector, sign, tiny float64, predictive bool) {
 	}
 	for i, ri := range rs {
 		if predictive {
-			ri = math.Max(ri+sign*us[i]-v, 0)
+			ri = max(ri+sign*us[i]-v, 0)
 		}
 		xs[i] = ri / sum
 	}

@@ -68,7 +68,7 @@ func (s *sampleScratch) draw(k int, w []float64, d Draw, k0 int) bool {
 	var t float64
 	last := -1
 	for i, v := range w {
-		v = math.Max(v, 0)
+		v = max(v, 0)
 		t += v
 		sum[i] = t
 		if v > 0 {

@@ -14,7 +14,7 @@ func ClipBox(dst, v, lo, hi []float64) {
 		panic("tensorops: ClipBox length mismatch")
 	}
 	for i, x := range v {
-		dst[i] = math.Min(math.Max(x, lo[i]), hi[i])
+		dst[i] = min(max(x, lo[i]), hi[i])
 	}
 }
 
@@ -78,7 +78,7 @@ func minInner(s *Set, g []float64) float64 {
 		lo, hi := vec(s.Lo), vec(s.Hi)
 		var t float64
 		for i, v := range g {
-			t += math.Min(v*lo[i], v*hi[i])
+			t += min(v*lo[i], v*hi[i])
 		}
 		return t
 	case Ball:
@@ -92,7 +92,7 @@ func minInner(s *Set, g []float64) float64 {
 	}
 	m := math.Inf(1)
 	for _, v := range g {
-		m = math.Min(m, v)
+		m = min(m, v)
 	}
 	return m
 }

@@ -93,7 +93,7 @@ func ProjectSimplex(dst, v []float64) {
 		}
 	}
 	for i, x := range v {
-		dst[i] = math.Max(x-tau, 0)
+		dst[i] = max(x-tau, 0)
 	}
 }
 
@@ -102,7 +102,7 @@ func ProjectSimplex(dst, v []float64) {
 func bisectSimplex(v []float64, lo float64) float64 {
 	hi := math.Inf(-1)
 	for _, x := range v {
-		hi = math.Max(hi, x)
+		hi = max(hi, x)
 	}
 	for range 200 {
 		mid := lo + (hi-lo)/2
