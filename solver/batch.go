@@ -233,7 +233,7 @@ func SolveBatch(ctx context.Context, bt *Batch, s *BatchSettings, m Method) ([]B
 					err = SolveInto(ctx, &r.Result, game, &settings, methods[w])
 				}
 				if err != nil {
-					r.Err = fmt.Errorf("game %d: %w", k, err)
+					r.Err = err
 					if !errors.Is(err, ErrMatrixFault) {
 						r.X, r.Row, r.Column = nil, nil, nil
 					}

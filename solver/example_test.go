@@ -3,6 +3,7 @@ package solver_test
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"gorgonia.org/tensor"
 
@@ -55,4 +56,37 @@ func ExampleMonotone() {
 	fmt.Printf("%v x = %.4f\n", res.Status, res.X)
 	// Output:
 	// converged x = [0.7000 0.3000 0.0000]
+}
+
+// Solve a batch of same-shape games, one (B, m, n) tensor: every game gets
+// the result of solving it alone; a game with a NaN fails alone.
+func ExampleSolveBatch() {
+	a := tensor.New(tensor.WithShape(3, 2, 2), tensor.WithBacking([]float64{
+		1, -1, -1, 1, // matching pennies: value 0
+		2, 0, 0, 1, // value 2/3
+		3, math.NaN(), 0, 1,
+	}))
+	batch, err := solver.NewBatch(a)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	res, err := solver.SolveBatch(context.Background(), batch, &solver.BatchSettings{
+		Settings: solver.Settings{RelGap: 1e-9, MaxIterations: 100000},
+	}, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for k, r := range res {
+		if r.Err != nil {
+			fmt.Printf("game %d: %v\n", k, r.Err)
+			continue
+		}
+		fmt.Printf("game %d: %v, value in [%.4f, %.4f], row %.3f\n", k, r.Status, r.ValueLower, r.ValueUpper, r.Row)
+	}
+	// Output:
+	// game 0: converged, value in [0.0000, 0.0000], row [0.500 0.500]
+	// game 1: converged, value in [0.6667, 0.6667], row [0.333 0.667]
+	// game 2: solver: payoff matrix entry (0, 1) is NaN
 }

@@ -35,6 +35,7 @@ func batchCommand() *cli.Command {
 		&cli.BoolFlag{Name: "resume", Usage: "append to --output, skipping the instances it already holds a result for"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no log lines and no summary table on stderr"},
 		&cli.StringFlag{Name: "log-format", Value: "text", Usage: "log lines on stderr: text or json"},
+		&cli.IntFlag{Name: "batch-size", Value: defaultBatchSize, Usage: "at most this many small same-shape .npy files solved together as one batch (1: each on its own)"},
 		&cli.StringFlag{Name: "strategies", Usage: "write every instance's strategies to this .npz archive, written whole when the batch ends (see above)"},
 	}
 	for _, f := range inputFlags() {
@@ -72,6 +73,12 @@ in the archive), "key" (its archive member) and "games" (how many the file
 holds); a game with a NaN or an infinite entry fails alone, and an archive's
 arrays of different shapes are solved as separate batches, never padded.
 gpump gen NAME --count B writes such an array.
+
+Small .npy files of one shape (up to 512×512 entries), given as arguments,
+directories or globs without flags of their own, are likewise read and
+solved together, up to --batch-size at a time, each with its own line as if
+solved alone (not with --device other than cpu, --oracle sampled, --init,
+--mmap or --format).
 
 --strategies FILE.npz writes the strategies: members row and column (B×m
 and B×n, a row per game) when the batch is one such file; otherwise members
@@ -111,6 +118,9 @@ type instance struct {
 	file  string   // the payoff file, or "" for a generator
 	args  []string // solve arguments: flags, then the file if any
 	err   error    // found while listing
+	// members, when not nil, are same-shape files solved as one batch
+	// (groupFiles); the instance itself is then no file.
+	members []*instance
 }
 
 // batchLine is one line of batch output.
@@ -236,6 +246,12 @@ func batchAction(c *cli.Context) error {
 		}
 	}
 
+	// Small same-shape files are solved as batches.
+	if size := c.Int("batch-size"); size < 1 {
+		return fmt.Errorf("--batch-size must be at least 1, got %d", size)
+	} else if size > 1 && groupable(c) {
+		insts = groupFiles(insts, size)
+	}
 	// The threads are dealt to the workers, at least one each.
 	threads := c.Int("threads")
 	if threads == 0 {
@@ -259,13 +275,24 @@ func batchAction(c *cli.Context) error {
 	notRun := 0
 	for k, in := range insts {
 		doneMu.Lock()
-		skip := done[in.name] > 0
-		if skip {
+		skip := false
+		if in.members != nil {
+			left := in.members[:0:0]
+			for _, mem := range in.members {
+				if done[mem.name] > 0 {
+					done[mem.name]--
+					skipped.Add(1)
+					continue
+				}
+				left = append(left, mem)
+			}
+			in.members, skip = left, len(left) == 0
+		} else if skip = done[in.name] > 0; skip {
 			done[in.name]-- // identical instances: skip as many as are done
+			skipped.Add(1)
 		}
 		doneMu.Unlock()
 		if skip {
-			skipped.Add(1)
 			continue
 		}
 		select {
@@ -273,7 +300,9 @@ func batchAction(c *cli.Context) error {
 			continue
 		case <-c.Context.Done():
 		}
-		notRun = len(insts) - k
+		for _, in := range insts[k:] {
+			notRun += max(1, len(in.members))
+		}
 		break
 	}
 	close(work)
@@ -299,7 +328,7 @@ func batchAction(c *cli.Context) error {
 	if !c.Bool("quiet") {
 		tw := tabwriter.NewWriter(c.App.ErrWriter, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "instances\tresults\tconverged\tlimit\tcanceled\tfailed\tskipped\tnot run\tseconds\t")
-		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.1f\t\n", len(insts), lines, counts["converged"], limit, counts["canceled"], counts["error"], skipped.Load(), notRun, time.Since(started).Seconds())
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.1f\t\n", len(l.insts), lines, counts["converged"], limit, counts["canceled"], counts["error"], skipped.Load(), notRun, time.Since(started).Seconds())
 		tw.Flush()
 	}
 	switch {
@@ -337,6 +366,10 @@ type instanceRun struct {
 // solve runs one instance and emits its lines: one, or one per game of a
 // file that holds many.
 func (r *instanceRun) solve(ctx context.Context, c *cli.Context, in *instance) {
+	if in.members != nil {
+		r.solveFiles(ctx, c, in)
+		return
+	}
 	line, j := solveInstance(ctx, c, in, r.threads, r.log)
 	if j == nil {
 		if line.solveOutput != nil {
@@ -386,32 +419,9 @@ func solveInstance(ctx context.Context, c *cli.Context, in *instance, threads in
 		log.Error("instance failed", "instance", in.name, "error", err)
 		return line, nil
 	}
-	if in.err != nil {
-		return fail(in.err)
-	}
-	set := flag.NewFlagSet(in.name, flag.ContinueOnError)
-	set.SetOutput(io.Discard)
-	for _, f := range lineFlags() {
-		if err := f.Apply(set); err != nil {
-			return fail(err)
-		}
-	}
-	if err := set.Parse(in.args); err != nil {
-		return fail(fmt.Errorf("manifest flags: %w", err))
-	}
-	g := layered{line: set, batch: c}
-	var args []string
-	for _, a := range set.Args() {
-		if a != "--" {
-			args = append(args, a)
-		}
-	}
-	j, err := newJob(g, args)
+	j, err := instanceJob(c, in, threads)
 	if err != nil {
 		return fail(err)
-	}
-	if _, ok := g.lineValue("threads"); !ok {
-		j.threads = threads
 	}
 	if batchedKind(j) != "" {
 		return line, j
@@ -433,6 +443,39 @@ func solveInstance(ctx context.Context, c *cli.Context, in *instance, threads in
 	log.Info("solved", "instance", in.name, "status", out.Status, "gap", out.Gap, "relative_gap", out.RelativeGap,
 		"iterations", out.Iterations, "seconds", round3(out.Seconds+out.LoadSeconds))
 	return line, nil
+}
+
+// instanceJob is the job of an instance: the batch's flags, with the
+// manifest line's own over them, and threads unless the line gives them.
+func instanceJob(c *cli.Context, in *instance, threads int) (*job, error) {
+	if in.err != nil {
+		return nil, in.err
+	}
+	set := flag.NewFlagSet(in.name, flag.ContinueOnError)
+	set.SetOutput(io.Discard)
+	for _, f := range lineFlags() {
+		if err := f.Apply(set); err != nil {
+			return nil, err
+		}
+	}
+	if err := set.Parse(in.args); err != nil {
+		return nil, fmt.Errorf("manifest flags: %w", err)
+	}
+	g := layered{line: set, batch: c}
+	var args []string
+	for _, a := range set.Args() {
+		if a != "--" {
+			args = append(args, a)
+		}
+	}
+	j, err := newJob(g, args)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := g.lineValue("threads"); !ok {
+		j.threads = threads
+	}
+	return j, nil
 }
 
 // lineFlags are the flags a manifest line may give.

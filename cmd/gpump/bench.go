@@ -5,6 +5,10 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
+	"gorgonia.org/tensor"
+
+	"github.com/gpump/gpump/datasets"
+	"github.com/gpump/gpump/solver"
 
 	"github.com/gpump/gpump/internal/bench"
 	"github.com/gpump/gpump/tensorops"
@@ -31,8 +35,14 @@ bandwidth: on a CPU the rate of a plain read of the same bytes by the same
 threads, on a GPU the figure from its memory clock and bus width. Use a
 matrix much larger than the caches (the default is 1.15 GB in float64).
 
+With --games B it times a batch instead: B seeded uniform m×n games
+(entries in [-1, 1)) solved by solver.SolveBatch to relative gap --eps with
+the default method, a game per core, and reports games per second and the
+FLOP/s of their passes over the matrices (2mn multiply-adds per product).
+
 Examples:
    gpump bench
+   gpump bench --games 4000 --m 64 --n 64 --eps 1e-6
    gpump bench --m 20000 --n 20000 --precision f32 --threads 2
    gpump bench --device cuda --m 32768 --n 32768 --precision f32`,
 		Flags: []cli.Flag{
@@ -44,6 +54,8 @@ Examples:
 			&cli.IntFlag{Name: "threads", Usage: "CPU worker threads", DefaultText: "all cores"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the matrix"},
 			&cli.BoolFlag{Name: "json", Usage: "print the result as JSON"},
+			&cli.IntFlag{Name: "games", Usage: "time a batch of this many m×n games instead (see above)"},
+			&cli.Float64Flag{Name: "eps", Value: 1e-6, Usage: "with --games: the relative gap each game is solved to"},
 		},
 		Action: benchAction,
 	}
@@ -73,6 +85,9 @@ func benchAction(c *cli.Context) error {
 	}
 	if c.Duration("min-time") <= 0 {
 		return fmt.Errorf("--min-time must be positive, got %v", c.Duration("min-time"))
+	}
+	if c.IsSet("games") {
+		return benchGames(c, m, n, dt)
 	}
 	if err := checkMemory(m, n, int(dt.Size())); err != nil {
 		return err
@@ -107,5 +122,85 @@ func benchAction(c *cli.Context) error {
 	if out.PeakGBs > 0 {
 		fmt.Fprintf(w, "peak %.2f GB/s (%s): the operator reaches %.1f%%\n", out.PeakGBs, out.PeakSource, 100*out.OperatorPeak)
 	}
+	return nil
+}
+
+// benchGamesOutput is the result of gpump bench --games.
+type benchGamesOutput struct {
+	Games         int     `json:"games"`
+	M             int     `json:"m"`
+	N             int     `json:"n"`
+	Precision     string  `json:"precision"`
+	Eps           float64 `json:"target_relative_gap"`
+	Workers       int     `json:"workers"`
+	Seconds       float64 `json:"seconds"`
+	GamesPerSec   float64 `json:"games_per_second"`
+	Converged     int     `json:"converged"`
+	WorstRelGap   float64 `json:"worst_relative_gap"`
+	MeanPasses    float64 `json:"mean_matrix_passes"`
+	PassGFLOPs    float64 `json:"pass_gflop_s"`
+	SubgameSolves int     `json:"subgame_solves"`
+}
+
+// benchGames times SolveBatch on seeded uniform games.
+func benchGames(c *cli.Context, m, n int, dt tensor.Dtype) error {
+	games := c.Int("games")
+	eps := c.Float64("eps")
+	switch {
+	case games < 1:
+		return fmt.Errorf("--games must be at least 1, got %d", games)
+	case !(eps > 0 && eps < 1):
+		return fmt.Errorf("--eps must be in (0, 1), got %v", eps)
+	case c.String("device") != "cpu":
+		return fmt.Errorf("--games: batches run on the CPU, not --device %s", c.String("device"))
+	}
+	if err := checkMemory(m*games, n, int(dt.Size())); err != nil {
+		return err
+	}
+	a := tensor.New(tensor.Of(dt), tensor.WithShape(games, m, n))
+	for k := range games {
+		g, err := datasets.Uniform(dt, m, n, -1, 1, c.Uint64("seed")+uint64(k))
+		if err != nil {
+			return err
+		}
+		if dt == tensor.Float64 {
+			copy(a.Float64s()[k*m*n:], g.Float64s())
+		} else {
+			copy(a.Float32s()[k*m*n:], g.Float32s())
+		}
+	}
+	batch, err := solver.NewBatch(a)
+	if err != nil {
+		return err
+	}
+	workers := threadsOf(c)
+	t0 := time.Now()
+	res, err := solver.SolveBatch(c.Context, batch, &solver.BatchSettings{
+		Settings: solver.Settings{RelGap: eps, MaxIterations: 1000000}, Workers: workers, Threads: 1,
+	}, nil)
+	if err != nil {
+		return err
+	}
+	el := time.Since(t0).Seconds()
+	out := benchGamesOutput{Games: games, M: m, N: n, Precision: precisionName(dt), Eps: eps, Workers: workers, Seconds: el, GamesPerSec: float64(games) / el}
+	passes := 0
+	for _, r := range res {
+		if r.Err != nil {
+			return r.Err
+		}
+		if r.Status == solver.Converged {
+			out.Converged++
+		}
+		out.WorstRelGap = max(out.WorstRelGap, r.RelGap)
+		passes += r.MatrixPasses
+		out.SubgameSolves += r.SubgameSolves
+	}
+	out.MeanPasses = float64(passes) / float64(games)
+	out.PassGFLOPs = float64(passes) * 2 * float64(m) * float64(n) / el / 1e9
+	if c.Bool("json") {
+		return writeJSON(c.App.Writer, &out)
+	}
+	fmt.Fprintf(c.App.Writer, "%d games of %d x %d %s to relative gap %g, %d workers: %.3f s, %.0f games/s\n", games, m, n, out.Precision, eps, workers, el, out.GamesPerSec)
+	fmt.Fprintf(c.App.Writer, "converged %d, worst relative gap %.2g, %.0f passes a game, %.2f GFLOP/s in passes, %d subgame solves\n", out.Converged, out.WorstRelGap, out.MeanPasses, out.PassGFLOPs, out.SubgameSolves)
 	return nil
 }

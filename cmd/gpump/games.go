@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"strings"
+
 	"errors"
 	"fmt"
+	"github.com/urfave/cli/v2"
 	"log/slog"
 	"math"
 	"os"
@@ -31,6 +34,10 @@ type group struct {
 	a     *tensor.Dense // (B, m, n)
 	index []int         // each game's position in its file
 	keys  []string      // each game's npz key, or nil
+	// members, for games read from separate files (groupFiles), are their
+	// instances: each game's line is its instance's.
+	members []*instance
+	load    time.Duration // reading time per game, of separate files
 }
 
 // batchedKind says whether the job's file holds many games, from its
@@ -202,7 +209,10 @@ func solveGames(ctx context.Context, in *instance, j *job, groups []group, bad [
 			panic(err)
 		}
 		size := float64(m*n) * float64(g.a.Dtype().Size())
-		sink := strat.reserve(in, g, total, m, n)
+		var sink *instanceSink
+		if g.members == nil {
+			sink = strat.reserve(in, g, total, m, n)
+		}
 		t0 := time.Now()
 		s := j.s
 		_, err = solver.SolveBatch(ctx, batch, &solver.BatchSettings{
@@ -212,6 +222,11 @@ func solveGames(ctx context.Context, in *instance, j *job, groups []group, bad [
 				if g.keys != nil {
 					line.Key = g.keys[k]
 				}
+				own := in
+				if g.members != nil {
+					own = g.members[k]
+					line.Instance = own.name
+				}
 				switch {
 				case r.Err != nil && errors.Is(r.Err, context.Canceled) && r.X == nil:
 					line.Status, line.Error = "canceled", r.Err.Error()
@@ -219,19 +234,28 @@ func solveGames(ctx context.Context, in *instance, j *job, groups []group, bad [
 					line.Status, line.Error = "error", r.Err.Error()
 					log.Error("game failed", "instance", in.name, "index", line.Index, "key", line.Key, "error", r.Err)
 				default:
-					out := gameOutput(&r.Result, j, batch, k, in)
+					out := gameOutput(&r.Result, j, batch, k, own)
+					out.LoadSeconds = g.load.Seconds()
 					line.Status, line.solveOutput = out.Status, out
 					if r.Err != nil {
 						line.Status, line.Error = "error", r.Err.Error()
 					}
-					sink.put(line, k, r.Row, r.Column)
+					if g.members != nil {
+						strat.putSingle(own, line, r.Row, r.Column)
+					} else {
+						sink.put(line, k, r.Row, r.Column)
+					}
 				}
 				emit(line)
 			},
 		}, j.method)
 		if err != nil { // the job's checks accept what SolveBatch takes
 			for k := range b {
-				emit(&batchLine{Instance: in.name, Index: g.index[k], Key: keyAt(g.keys, k), Games: total, Status: "error", Error: err.Error()})
+				name := in.name
+				if g.members != nil {
+					name = g.members[k].name
+				}
+				emit(&batchLine{Instance: name, Index: g.index[k], Key: keyAt(g.keys, k), Games: total, Status: "error", Error: err.Error()})
 			}
 			continue
 		}
@@ -449,3 +473,139 @@ var cpuKernels = sync.OnceValue(func() string {
 	defer c.Close()
 	return c.Kernels()
 })
+
+// defaultBatchSize is --batch-size: enough games to keep every core busy
+// through the slow tail of a few, few enough to hold little memory (1000
+// games of 512×512 are 2 GB: the entry bound below keeps them smaller).
+const defaultBatchSize = 1000
+
+// maxGroupEntries bounds the games grouped from separate files: larger
+// games gain nothing from sharing a batch (their passes split over the
+// cores) and would hold too much memory together.
+const maxGroupEntries = 512 * 512
+
+// groupable reports whether the batch's own flags let files be grouped.
+func groupable(c interface {
+	String(string) string
+	Bool(string) bool
+}) bool {
+	return c.String("device") == "cpu" && c.String("oracle") == "exact" && c.String("init") == "" &&
+		!c.Bool("mmap") && c.String("format") == ""
+}
+
+// groupFiles replaces the small same-shape .npy files among insts, those
+// without flags of their own, by instances that solve up to size of them
+// as a batch, each placed where its first member was.
+func groupFiles(insts []*instance, size int) []*instance {
+	type shapeKey struct {
+		m, n int
+		f32  bool
+	}
+	byShape := map[shapeKey][]*instance{}
+	var order []shapeKey
+	out := make([]*instance, 0, len(insts))
+	for _, in := range insts {
+		info, ok := smallNPY(in)
+		if !ok {
+			out = append(out, in)
+			continue
+		}
+		k := shapeKey{info.Rows, info.Cols, strings.HasSuffix(info.Descr, "f4")}
+		if _, seen := byShape[k]; !seen {
+			order = append(order, k)
+		}
+		byShape[k] = append(byShape[k], in)
+	}
+	for _, k := range order {
+		members := byShape[k]
+		if len(members) == 1 {
+			out = append(out, members[0])
+			continue
+		}
+		for len(members) > 0 {
+			chunk := members[:min(size, len(members))]
+			members = members[len(chunk):]
+			out = append(out, &instance{index: chunk[0].index, name: fmt.Sprintf("%d files of %d×%d", len(chunk), k.m, k.n), members: chunk})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b *instance) int { return a.index - b.index })
+	return out
+}
+
+// smallNPY returns the header of an instance that is a plain small .npy
+// file, a matrix of at most maxGroupEntries entries.
+func smallNPY(in *instance) (datasets.NPYInfo, bool) {
+	if in.err != nil || in.file == "" || len(in.args) != 2 || in.args[0] != "--" {
+		return datasets.NPYInfo{}, false
+	}
+	if f, err := datasets.FormatOf(in.file); err != nil || f != "npy" {
+		return datasets.NPYInfo{}, false
+	}
+	if fi, err := os.Stat(in.file); err != nil || !fi.Mode().IsRegular() {
+		return datasets.NPYInfo{}, false
+	}
+	info, err := datasets.StatNPY(in.file)
+	if err != nil || info.Rows*info.Cols > maxGroupEntries {
+		return datasets.NPYInfo{}, false
+	}
+	return info, true
+}
+
+// solveFiles reads the member files of a group instance and solves them as
+// one batch, a line each as if solved alone.
+func (r *instanceRun) solveFiles(ctx context.Context, c *cli.Context, grp *instance) {
+	fail := func(in *instance, err error) {
+		r.log.Error("instance failed", "instance", in.name, "error", err)
+		r.emit(&batchLine{Instance: in.name, Index: in.index, Status: "error", Error: err.Error()})
+	}
+	// The members have no flags of their own: one job serves them all.
+	j, err := instanceJob(c, grp.members[0], r.threads)
+	if err != nil {
+		for _, in := range grp.members {
+			fail(in, err)
+		}
+		return
+	}
+	var (
+		a     *tensor.Dense
+		g     group
+		mats  []*tensor.Dense
+		shape []int
+	)
+	t0 := time.Now()
+	for _, in := range grp.members {
+		if ctx.Err() != nil {
+			r.emit(&batchLine{Instance: in.name, Index: in.index, Status: "canceled", Error: "not started: " + ctx.Err().Error()})
+			continue
+		}
+		t, err := datasets.Read(in.file, &j.read)
+		if err == nil && shape != nil && (!slices.Equal(t.Shape(), shape) || t.Dtype() != mats[0].Dtype()) {
+			err = fmt.Errorf("%s changed shape or dtype since it was listed", in.file)
+		}
+		if err != nil {
+			fail(in, err)
+			continue
+		}
+		if shape == nil {
+			shape = slices.Clone(t.Shape())
+		}
+		mats = append(mats, t)
+		g.members = append(g.members, in)
+		g.index = append(g.index, in.index)
+	}
+	if len(mats) == 0 {
+		return
+	}
+	load := time.Since(t0) / time.Duration(len(mats))
+	m, n := shape[0], shape[1]
+	a = tensor.New(tensor.Of(mats[0].Dtype()), tensor.WithShape(len(mats), m, n))
+	for k, t := range mats {
+		if t.Dtype() == tensor.Float64 {
+			copy(a.Float64s()[k*m*n:], t.Float64s())
+		} else {
+			copy(a.Float32s()[k*m*n:], t.Float32s())
+		}
+	}
+	g.a, g.load = a, load
+	solveGames(ctx, grp, j, []group{g}, nil, 0, r.threads, nil, nil, r.emit, r.strat, r.log)
+}

@@ -210,3 +210,98 @@ func decodeLine(t *testing.T, l string) map[string]any {
 	}
 	return v
 }
+
+// Small same-shape files are solved together, each line as the file's own
+// solve gives it; a file with a NaN fails alone; --resume skips the done.
+func TestBatchGroupsFiles(t *testing.T) {
+	dir := t.TempDir()
+	for k := range 5 {
+		g, err := datasets.Generate(tensor.Float64, mustSpec(t, "gaussian:m=4,n=3,seed="+strconv.Itoa(k+1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeAt(t, filepath.Join(dir, "g"+strconv.Itoa(k)+".npy"), 4, 3, g.Float64s())
+	}
+	writeAt(t, filepath.Join(dir, "h.npy"), 2, 2, []float64{1, 0, 0, 1})
+	writeAt(t, filepath.Join(dir, "nan.npy"), 4, 3, []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})
+	// A NaN written after the fact: WriteNPY keeps it, the reader refuses it.
+	b, err := os.ReadFile(filepath.Join(dir, "nan.npy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	binary.LittleEndian.PutUint64(b[len(b)-8:], math.Float64bits(math.NaN()))
+	if err := os.WriteFile(filepath.Join(dir, "nan.npy"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	byName := func(args ...string) map[string]map[string]any {
+		code, stdout, stderr := gpump(t, append([]string{"batch", dir, "--json", "--quiet", "--eps", "1e-9"}, args...)...)
+		if code != exitError {
+			t.Fatalf("%v: exit %d, want %d: %s", args, code, exitError, stderr)
+		}
+		out := map[string]map[string]any{}
+		for _, l := range strings.Split(strings.TrimSpace(stdout), "\n") {
+			v := decodeLine(t, l)
+			out[filepath.Base(v["instance"].(string))] = v
+		}
+		return out
+	}
+	alone := byName("--batch-size", "1")
+	for _, size := range []string{"2", "1000"} {
+		together := byName("--batch-size", size)
+		if len(together) != 7 || len(alone) != 7 {
+			t.Fatalf("%d and %d lines, want 7", len(together), len(alone))
+		}
+		for name, a := range alone {
+			g := together[name]
+			if name == "nan.npy" {
+				if g["status"] != "error" || a["status"] != "error" {
+					t.Errorf("nan.npy: %v", g)
+				}
+				continue
+			}
+			for _, f := range []string{"status", "gap", "iterations", "matrix_passes", "value_lower", "value_upper", "index", "route"} {
+				if g[f] != a[f] {
+					t.Errorf("--batch-size %s: %s: %s %v, alone %v", size, name, f, g[f], a[f])
+				}
+			}
+			if g["games"] != nil {
+				t.Errorf("%s: a file's line has games: %v", name, g["games"])
+			}
+		}
+	}
+	out := filepath.Join(dir, "out.jsonl")
+	gpump(t, "batch", filepath.Join(dir, "g*.npy"), "--batch-size", "3", "-o", out, "--quiet")
+	if lines := readLines(t, out); len(lines) != 5 {
+		t.Fatalf("%d lines", len(lines))
+	}
+	os.WriteFile(out, []byte(strings.Join(strings.SplitAfter(string(mustRead(t, out)), "\n")[:3], "")), 0o644)
+	code, _, stderr := gpump(t, "batch", filepath.Join(dir, "g*.npy"), "--batch-size", "3", "-o", out, "--resume")
+	if code != exitOK || len(readLines(t, out)) != 5 || !strings.Contains(stderr, "      3 ") {
+		t.Fatalf("resume: exit %d, %d lines: %s", code, len(readLines(t, out)), stderr)
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestBenchGames(t *testing.T) {
+	code, stdout, stderr := gpump(t, "bench", "--games", "20", "--m", "9", "--n", "7", "--eps", "1e-8", "--json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	v := decodeLine(t, stdout)
+	if v["games"] != 20.0 || v["converged"] != 20.0 || v["worst_relative_gap"].(float64) > 1e-8 || v["games_per_second"].(float64) <= 0 {
+		t.Fatalf("bench --games: %s", stdout)
+	}
+	for _, args := range [][]string{{"--games", "0"}, {"--games", "3", "--eps", "2"}, {"--games", "3", "--device", "cuda"}} {
+		if code, _, _ := gpump(t, append([]string{"bench", "--m", "3", "--n", "3"}, args...)...); code == exitOK {
+			t.Errorf("%v: exit 0", args)
+		}
+	}
+}
