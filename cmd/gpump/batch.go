@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -74,7 +75,7 @@ holds); a game with a NaN or an infinite entry fails alone, and an archive's
 arrays of different shapes are solved as separate batches, never padded.
 gpump gen NAME --count B writes such an array.
 
-Small .npy files of one shape (up to 512×512 entries), given as arguments,
+Small .npy files of one shape (up to 256×256 entries), given as arguments,
 directories or globs without flags of their own, are likewise read and
 solved together, up to --batch-size at a time, each with its own line as if
 solved alone (not with --device other than cpu, --oracle sampled, --init,
@@ -268,7 +269,11 @@ func batchAction(c *cli.Context) error {
 				run.solve(c.Context, c, in)
 				// The next matrix may be as large as this one: give the
 				// memory back before reading it, or two would be held.
-				debug.FreeOSMemory()
+				// A small one is not worth the collection (a few ms,
+				// more than a small game's solve).
+				if run.held >= freeAbove {
+					debug.FreeOSMemory()
+				}
 			}
 		})
 	}
@@ -361,16 +366,31 @@ type instanceRun struct {
 	doneMu  *sync.Mutex
 	skipped *atomic.Int64
 	strat   *strategySink
+	// held is the number of bytes of payoffs the instance held (unknown:
+	// the most).
+	held int64
 }
+
+// freeAbove is the least number of payoff bytes an instance held for the
+// worker to return its memory to the system before the next one.
+const freeAbove = 64 << 20
 
 // solve runs one instance and emits its lines: one, or one per game of a
 // file that holds many.
 func (r *instanceRun) solve(ctx context.Context, c *cli.Context, in *instance) {
+	r.held = math.MaxInt64
 	if in.members != nil {
 		r.solveFiles(ctx, c, in)
 		return
 	}
 	line, j := solveInstance(ctx, c, in, r.threads, r.log)
+	if o := line.solveOutput; o != nil && j == nil {
+		size := int64(8)
+		if o.Precision == "f32" {
+			size = 4
+		}
+		r.held = int64(o.M) * int64(o.N) * size
+	}
 	if j == nil {
 		if line.solveOutput != nil {
 			r.strat.putSingle(in, line, line.RowStrategy, line.ColumnStrategy)

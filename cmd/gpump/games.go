@@ -479,10 +479,11 @@ var cpuKernels = sync.OnceValue(func() string {
 // games of 512×512 are 2 GB: the entry bound below keeps them smaller).
 const defaultBatchSize = 1000
 
-// maxGroupEntries bounds the games grouped from separate files: larger
-// games gain nothing from sharing a batch (their passes split over the
-// cores) and would hold too much memory together.
-const maxGroupEntries = 512 * 512
+// maxGroupEntries bounds the games grouped from separate files: beyond
+// it a game's solve outweighs its file's overhead, and a batch of files,
+// read before any is solved, starts later than the first file alone (100
+// files of 512×512 took 3.1 s grouped, 2.1 s alone, scripts/bench_batch.sh).
+const maxGroupEntries = 256 * 256
 
 // groupable reports whether the batch's own flags let files be grouped.
 func groupable(c interface {
@@ -566,11 +567,12 @@ func (r *instanceRun) solveFiles(ctx context.Context, c *cli.Context, grp *insta
 		}
 		return
 	}
+	// Each file is copied into the batch as it is read, so that the
+	// batch, not the files, holds the games.
 	var (
-		a     *tensor.Dense
-		g     group
-		mats  []*tensor.Dense
-		shape []int
+		a    *tensor.Dense
+		g    group
+		m, n int
 	)
 	t0 := time.Now()
 	for _, in := range grp.members {
@@ -579,33 +581,37 @@ func (r *instanceRun) solveFiles(ctx context.Context, c *cli.Context, grp *insta
 			continue
 		}
 		t, err := datasets.Read(in.file, &j.read)
-		if err == nil && shape != nil && (!slices.Equal(t.Shape(), shape) || t.Dtype() != mats[0].Dtype()) {
+		if err == nil && a != nil && (t.Shape()[0] != m || t.Shape()[1] != n || t.Dtype() != a.Dtype()) {
 			err = fmt.Errorf("%s changed shape or dtype since it was listed", in.file)
 		}
 		if err != nil {
 			fail(in, err)
 			continue
 		}
-		if shape == nil {
-			shape = slices.Clone(t.Shape())
+		if a == nil {
+			m, n = t.Shape()[0], t.Shape()[1]
+			a = tensor.New(tensor.Of(t.Dtype()), tensor.WithShape(len(grp.members), m, n))
 		}
-		mats = append(mats, t)
-		g.members = append(g.members, in)
-		g.index = append(g.index, in.index)
-	}
-	if len(mats) == 0 {
-		return
-	}
-	load := time.Since(t0) / time.Duration(len(mats))
-	m, n := shape[0], shape[1]
-	a = tensor.New(tensor.Of(mats[0].Dtype()), tensor.WithShape(len(mats), m, n))
-	for k, t := range mats {
+		k := len(g.members)
 		if t.Dtype() == tensor.Float64 {
 			copy(a.Float64s()[k*m*n:], t.Float64s())
 		} else {
 			copy(a.Float32s()[k*m*n:], t.Float32s())
 		}
+		g.members = append(g.members, in)
+		g.index = append(g.index, in.index)
 	}
-	g.a, g.load = a, load
+	if a == nil {
+		return
+	}
+	count := len(g.members)
+	if count < len(grp.members) {
+		if a.Dtype() == tensor.Float64 {
+			a = tensor.New(tensor.WithShape(count, m, n), tensor.WithBacking(a.Float64s()[:count*m*n]))
+		} else {
+			a = tensor.New(tensor.WithShape(count, m, n), tensor.WithBacking(a.Float32s()[:count*m*n]))
+		}
+	}
+	g.a, g.load = a, time.Since(t0)/time.Duration(count)
 	solveGames(ctx, grp, j, []group{g}, nil, 0, r.threads, nil, nil, r.emit, r.strat, r.log)
 }
