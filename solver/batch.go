@@ -92,6 +92,10 @@ type BatchSettings struct {
 	// means DefaultSettings() and the defaults below. A Recorder is
 	// refused: it would hear the games interleaved.
 	Settings
+	// Inits, when not nil, holds a warm start per game (len B; a nil
+	// entry means Settings.Init), in the layout of Settings.Init: the
+	// last round's answers of a batch solved round after round.
+	Inits [][]float64
 	// Workers is the number of games solved at once, each on one core;
 	// 0 means GOMAXPROCS.
 	Workers int
@@ -147,6 +151,9 @@ func SolveBatch(ctx context.Context, bt *Batch, s *BatchSettings, m Method) ([]B
 	}
 	if bs.Recorder != nil {
 		return nil, errors.New("solver: SolveBatch takes no Recorder")
+	}
+	if bs.Inits != nil && len(bs.Inits) != bt.b {
+		return nil, fmt.Errorf("solver: %d warm starts for a batch of %d games", len(bs.Inits), bt.b)
 	}
 	if bs.Workers < 0 || bs.Threads < 0 {
 		return nil, fmt.Errorf("solver: negative Workers (%d) or Threads (%d)", bs.Workers, bs.Threads)
@@ -230,6 +237,10 @@ func SolveBatch(ctx context.Context, bt *Batch, s *BatchSettings, m Method) ([]B
 					err = game.SetPayoff(bt.games[k])
 				}
 				if err == nil {
+					settings.Init = bs.Settings.Init
+					if bs.Inits != nil && bs.Inits[k] != nil {
+						settings.Init = bs.Inits[k]
+					}
 					err = SolveInto(ctx, &r.Result, game, &settings, methods[w])
 				}
 				if err != nil {

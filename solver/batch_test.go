@@ -203,3 +203,42 @@ type nopRecorder struct{}
 
 func (nopRecorder) Init(*solver.Info) error     { return nil }
 func (nopRecorder) Record(*solver.Record) error { return nil }
+
+// Warm starts per game: each game starts from its own pair, as alone.
+func TestSolveBatchInits(t *testing.T) {
+	const b, m, n = 4, 12, 10
+	batch, err := solver.NewBatch(stack(t, tensor.Float64, b, m, n, -1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := solver.Settings{RelGap: 1e-3, MaxIterations: 100000}
+	coarse, err := solver.SolveBatch(context.Background(), batch, &solver.BatchSettings{Settings: s}, &solver.RegretMatching{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inits := make([][]float64, b)
+	for k := range b {
+		if k != 2 { // game 2 starts from Settings.Init: the uniform pair
+			inits[k] = coarse[k].X
+		}
+	}
+	s.RelGap = 1e-5
+	got, err := solver.SolveBatch(context.Background(), batch, &solver.BatchSettings{Settings: s, Inits: inits, Workers: 2}, &solver.RegretMatching{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range b {
+		alone := s
+		alone.Init = inits[k]
+		want, err := solveAlone(t, batch.Game(k), &alone, "rm+")
+		if err != nil || got[k].Err != nil {
+			t.Fatal(err, got[k].Err)
+		}
+		if !slices.Equal(got[k].X, want.X) || got[k].Iterations != want.Iterations {
+			t.Fatalf("game %d: %d iterations, alone %d", k, got[k].Iterations, want.Iterations)
+		}
+	}
+	if _, err := solver.SolveBatch(context.Background(), batch, &solver.BatchSettings{Settings: s, Inits: inits[:2]}, nil); err == nil {
+		t.Fatal("2 warm starts for 4 games accepted")
+	}
+}
