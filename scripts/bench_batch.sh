@@ -10,11 +10,10 @@
 # in [-1, 1), seeds 1001...), solved to that relative gap. Every figure is
 # wall time over the whole batch (gpump's includes reading the file and
 # writing the results), and every peer's strategies are certified the same
-# way (scripts/batch_peers.py). The paths of a directory of files, a game
-# per file, are timed on the first 200 games written as files, and scaled
-# to the batch: gpump batch DIR as it runs by default (small same-shape
-# files read and solved as batches) and with --batch-size 1 --jobs 2 (a
-# solve per file, as before batches). numpy RM+ stops at 20 000 iterations
+# way (scripts/batch_peers.py). The same games are then written a file per
+# game, and gpump batch DIR is timed as it runs by default (small
+# same-shape files read and solved as batches) and with --batch-size 1
+# --jobs 2 (a solve per file, as before batches). numpy RM+ stops at 20 000 iterations
 # (games it leaves above the tolerance are counted) and is not run below
 # 1e-6, where it would run for hours. Needs Go, and /usr/bin/python3 with
 # numpy and scipy.
@@ -46,15 +45,14 @@ for row in $rows; do
 	fi
 	mkdir -p "$work/files"
 	rm -f "$work/files"/*
-	k=$((b < 200 ? b : 200))
-	"$py" scripts/batch_peers.py "$work/g.npy" --first "$k" --split "$work/files"
+	"$py" scripts/batch_peers.py "$work/g.npy" --split "$work/files"
 	t0=$(now)
 	"$work/gpump" batch "$work/files" --eps "$e" -o "$work/f.jsonl" -q || true
 	t1=$(now)
-	gf=$(awk "BEGIN{t=($t1-$t0)*$b/$k; printf \"%.2f s, %.0f games/s\", t, $b/t}")
+	gf=$(awk "BEGIN{t=$t1-$t0; printf \"%.2f s, %.0f games/s\", t, $b/t}")
 	t0=$(now)
 	"$work/gpump" batch "$work/files" --eps "$e" --batch-size 1 --jobs 2 -o "$work/f.jsonl" -q || true
 	t1=$(now)
-	pf=$(awk "BEGIN{t=($t1-$t0)*$b/$k; printf \"%.2f s, %.0f games/s\", t, $b/t}")
+	pf=$(awk "BEGIN{t=$t1-$t0; printf \"%.2f s, %.0f games/s\", t, $b/t}")
 	echo "| $b × ${n}² | $e | $gp | $hi | $rm | $gf | $pf |"
 done

@@ -140,6 +140,11 @@ type benchGamesOutput struct {
 	MeanPasses    float64 `json:"mean_matrix_passes"`
 	PassGFLOPs    float64 `json:"pass_gflop_s"`
 	SubgameSolves int     `json:"subgame_solves"`
+	// SubgameSeconds is the time of the exact subgame solves, summed over
+	// the games (core-seconds), and MaxIterations the most iterations a
+	// game took: a lockstep batch would run that many.
+	SubgameSeconds float64 `json:"subgame_seconds"`
+	MaxIterations  int     `json:"max_iterations"`
 }
 
 // benchGames times SolveBatch on seeded uniform games.
@@ -194,6 +199,8 @@ func benchGames(c *cli.Context, m, n int, dt tensor.Dtype) error {
 		out.WorstRelGap = max(out.WorstRelGap, r.RelGap)
 		passes += r.MatrixPasses
 		out.SubgameSolves += r.SubgameSolves
+		out.SubgameSeconds += r.SubgameTime.Seconds()
+		out.MaxIterations = max(out.MaxIterations, r.Iterations)
 	}
 	out.MeanPasses = float64(passes) / float64(games)
 	out.PassGFLOPs = float64(passes) * 2 * float64(m) * float64(n) / el / 1e9
