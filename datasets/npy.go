@@ -176,7 +176,7 @@ func decodeNPY(r io.Reader, size int64, tg target) (*tensor.Dense, error) {
 	known := size >= 0
 	if limit, why := entryLimit(int(dt.Size())); !known && int64(h.count) > limit {
 		// The input does not bound the header's claim: memory does.
-		return nil, formatErr(-1, fmt.Sprintf("array of shape %s has %d entries, more than %s", shapeString(h.shape), h.count, why))
+		return nil, formatErr(-1, fmt.Sprintf("array of shape %s has %d entries, more than %s", h.shapeText(), h.count, why))
 	}
 	var backing any
 	if dt == tensor.Float32 {
@@ -418,7 +418,7 @@ func (p *prefetcher) stop() {
 func (h *npyHeader) truncated(found int64) error {
 	return &dataError{
 		msg: fmt.Sprintf("payload starting at byte offset %d truncated: shape %s of %q needs %d bytes, found %d",
-			h.dataOff, shapeString(h.shape), h.descr, h.nbytes, found),
+			h.dataOff, h.shapeText(), h.descr, h.nbytes, found),
 		off:   -1,
 		kind:  ErrFormat,
 		cause: io.ErrUnexpectedEOF,

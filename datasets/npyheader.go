@@ -39,11 +39,13 @@ type npyHeader struct {
 	vector       bool // a 1-D array is accepted as a 1×n matrix
 	stack        bool // a 3-D array (B, m, n) is read as B·m × n; games = B
 	games        int
-	lenient      bool  // non-finite entries are left for the caller to find
-	shapeOff     int64 // byte offset of the shape in the header
-	nbytes       int64 // m*n*itemSize
-	m, n         int   // set by checkPlatform
-	count        int   // m*n, set by checkPlatform
+	ndim         int     // the number of dimensions the header gave
+	shown        []int64 // the shape for messages, when not shape (a stack)
+	lenient      bool    // non-finite entries are left for the caller to find
+	shapeOff     int64   // byte offset of the shape in the header
+	nbytes       int64   // m*n*itemSize
+	m, n         int     // set by checkPlatform
+	count        int     // m*n, set by checkPlatform
 }
 
 // checkPlatform checks that a result of the header's shape can be indexed
@@ -51,7 +53,11 @@ type npyHeader struct {
 func (h *npyHeader) checkPlatform() error {
 	count := h.shape[0] * h.shape[1] // no overflow: checked by parseDict
 	if uint64(count) > uint64(math.MaxInt)/8 {
-		return formatErr(h.shapeOff, fmt.Sprintf("matrix of shape %s is too large for this platform", shapeString(h.shape)))
+		noun := "matrix"
+		if h.shown != nil {
+			noun = "stack"
+		}
+		return formatErr(h.shapeOff, fmt.Sprintf("%s of shape %s is too large for this platform", noun, h.shapeText()))
 	}
 	h.m, h.n, h.count = int(h.shape[0]), int(h.shape[1]), int(count)
 	return nil
@@ -237,6 +243,7 @@ func (h *npyHeader) parseDict(s []byte, base int64) error {
 			return formatErr(base, "header has no '"+key+"' key")
 		}
 	}
+	h.ndim = len(shape)
 	if h.vector && len(shape) == 1 {
 		shape = []int64{1, shape[0]}
 	}
@@ -255,7 +262,11 @@ func (h *npyHeader) parseDict(s []byte, base int64) error {
 			return formatErr(shapeOff, fmt.Sprintf("stack of shape %s is too large", shapeString(shape)))
 		}
 		h.games = int(shape[0])
+		h.shown = shape
 		shape = []int64{int64(lo), shape[2]}
+		if hi, lo := bits.Mul64(lo, uint64(shape[1])); hi != 0 || lo > math.MaxInt64/8 {
+			return formatErr(shapeOff, fmt.Sprintf("stack of shape %s is too large", shapeString(h.shown)))
+		}
 	}
 	if len(shape) != 2 {
 		return formatErr(shapeOff, fmt.Sprintf("array of shape %s is not a 2-D matrix", shapeString(shape)))
@@ -497,4 +508,13 @@ func (p *pyParser) sequence(depth int) (pyValue, error) {
 		return items[0], nil // (x) is x
 	}
 	return pyValue{kind: kind, items: items}, nil
+}
+
+// shapeText is the header's shape for messages: a stack's own 3-D shape,
+// not the matrix it is read as.
+func (h *npyHeader) shapeText() string {
+	if h.shown != nil {
+		return shapeString(h.shown)
+	}
+	return shapeString(h.shape)
 }

@@ -223,21 +223,55 @@ func decodeNPZ(r io.ReaderAt, size int64, key string, tg target) (*tensor.Dense,
 	}
 	t, err := decodeMember(f, size, tg)
 	if err != nil {
-		var de *dataError
-		if !errors.As(err, &de) {
-			de = &dataError{off: -1, cause: err}
-			if corruptZip(err) {
-				de.kind = ErrFormat
-			}
-			err = de
-		}
-		if de.kind == nil && corruptZip(de.cause) {
-			de.kind = ErrFormat
-		}
-		de.file = "member " + clip(f.Name)
-		return nil, err // a *RangeError keeps its type
+		return nil, memberErr(f, err)
 	}
 	return t, nil
+}
+
+// memberErr is err, from decoding member f, as a *dataError naming it.
+func memberErr(f *zip.File, err error) error {
+	var de *dataError
+	if !errors.As(err, &de) {
+		de = &dataError{off: -1, cause: err}
+		if corruptZip(err) {
+			de.kind = ErrFormat
+		}
+		err = de
+	}
+	if de.kind == nil && corruptZip(de.cause) {
+		de.kind = ErrFormat
+	}
+	de.file = "member " + clip(f.Name)
+	return err // a *RangeError keeps its type
+}
+
+// ReadNPZEach reads every array of the .npz archive at path, in the
+// archive's order, with the zip directory read once, and hands each to
+// each with its key (the member name without ".npy") or the error that
+// reading it gave (named like ReadNPZ's); opt.Key is ignored. The error is
+// for the archive as a whole (not found, not a zip archive).
+func ReadNPZEach(path string, opt *ReadOptions, each func(key string, t *tensor.Dense, err error)) error {
+	tg, err := resultTarget(opt)
+	if err != nil {
+		return err
+	}
+	f, size, err := openNPZ(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	zr, err := openZip(f, size)
+	if err != nil {
+		return inFile(path, err)
+	}
+	for _, m := range npzFiles(zr) {
+		t, err := decodeMember(m, size, tg)
+		if err != nil {
+			err = inFile(path, memberErr(m, err))
+		}
+		each(strings.TrimSuffix(m.Name, ".npy"), t, err)
+	}
+	return nil
 }
 
 // decodeMember checks the sizes that the headers of member f of an

@@ -80,8 +80,10 @@ func NPYDims(path string) (int, error) {
 		return 0, err
 	}
 	defer f.Close()
-	// A stack header parses as one; any other shape's error names it.
-	if _, err := readHeaderOf(f, size, &npyHeader{stack: true}); err == nil {
+	// A 3-D header is a stack, even one that ReadStack will refuse (in
+	// Fortran order, empty, too large): its error is the one to show.
+	h := &npyHeader{stack: true}
+	if _, err := readHeaderOf(f, size, h); err == nil || h.ndim == 3 {
 		return 3, nil
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {

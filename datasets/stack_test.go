@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"gorgonia.org/tensor"
@@ -110,4 +112,29 @@ func FuzzDecodeStack(f *testing.F) {
 			t.Fatalf("shape %v with %d entries", s, got.DataSize())
 		}
 	})
+}
+
+// Errors name a stack's own 3-D shape, and NPYDims says 3 for a 3-D header
+// that ReadStack refuses, so that its reason reaches the user.
+func TestStackMessages(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f.npy")
+	var b bytes.Buffer
+	b.Write(npyHeaderForTest("{'descr': '<f8', 'fortran_order': True, 'shape': (2, 2, 2), }"))
+	b.Write(make([]byte, 64))
+	if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := NPYDims(p); err != nil || d != 3 {
+		t.Fatalf("NPYDims of a Fortran stack = %d, %v", d, err)
+	}
+	if _, err := ReadStack(p); err == nil || !strings.Contains(err.Error(), "Fortran") {
+		t.Fatalf("ReadStack: %v", err)
+	}
+	b.Reset()
+	b.Write(npyHeaderForTest("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2, 2), }"))
+	b.Write(make([]byte, 40))
+	if _, err := DecodeStack(bytes.NewReader(b.Bytes()), -1); err == nil || !strings.Contains(err.Error(), "(2, 2, 2)") {
+		t.Fatalf("truncated stack: %v", err)
+	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"gorgonia.org/tensor"
 
+	"github.com/gpump/gpump/solver/polish"
 	"github.com/gpump/gpump/tensorops"
 )
 
@@ -266,6 +267,10 @@ func cloneMethod(m Method) (Method, error) {
 		c := &Auto{PolishBelow: m.PolishBelow, Handover: m.Handover}
 		if m.Polish != nil {
 			o := *m.Polish
+			if s := m.Polish.Subgame; s != nil {
+				// Its work space is per solve: a fresh one per worker.
+				o.Subgame = &polish.Subgame{Tol: s.Tol, MaxRounds: s.MaxRounds}
+			}
 			c.Polish = &o
 		}
 		return c, nil

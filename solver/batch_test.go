@@ -13,6 +13,7 @@ import (
 
 	"github.com/gpump/gpump/datasets"
 	"github.com/gpump/gpump/solver"
+	"github.com/gpump/gpump/solver/polish"
 	"github.com/gpump/gpump/tensorops"
 )
 
@@ -240,5 +241,35 @@ func TestSolveBatchInits(t *testing.T) {
 	}
 	if _, err := solver.SolveBatch(context.Background(), batch, &solver.BatchSettings{Settings: s, Inits: inits[:2]}, nil); err == nil {
 		t.Fatal("2 warm starts for 4 games accepted")
+	}
+}
+
+// A polish subgame given by the caller is copied per worker (its work space
+// is per solve): each game still gets the result of solving it alone.
+func TestSolveBatchOwnSubgame(t *testing.T) {
+	const b, m, n = 8, 40, 40
+	batch, err := solver.NewBatch(stack(t, tensor.Float64, b, m, n, -1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := solver.Settings{RelGap: 1e-9, MaxIterations: 100000}
+	method := &solver.Auto{Polish: &polish.Options{Subgame: &polish.Subgame{}}}
+	got, err := solver.SolveBatch(context.Background(), batch, &solver.BatchSettings{Settings: s, Workers: 2, Threads: 1}, method)
+	if err != nil {
+		t.Fatal(err)
+	}
+	polished := 0
+	for k := range b {
+		want, err := solveAlone(t, batch.Game(k), &s, "auto")
+		if err != nil || got[k].Err != nil {
+			t.Fatal(err, got[k].Err)
+		}
+		if !slices.Equal(got[k].X, want.X) || got[k].Iterations != want.Iterations {
+			t.Fatalf("game %d: %d iterations (%s), alone %d (%s)", k, got[k].Iterations, got[k].Route, want.Iterations, want.Route)
+		}
+		polished += got[k].SubgameSolves
+	}
+	if polished == 0 {
+		t.Fatal("no game was polished: the test tests nothing")
 	}
 }

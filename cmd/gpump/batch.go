@@ -120,8 +120,10 @@ type instance struct {
 	args  []string // solve arguments: flags, then the file if any
 	err   error    // found while listing
 	// members, when not nil, are same-shape files solved as one batch
-	// (groupFiles); the instance itself is then no file.
+	// (groupFiles), of the shape their headers had when listed; the
+	// instance itself is then no file.
 	members []*instance
+	shape   [2]int
 }
 
 // batchLine is one line of batch output.
@@ -409,24 +411,7 @@ func (r *instanceRun) solve(ctx context.Context, c *cli.Context, in *instance) {
 		r.emit(line)
 		return
 	}
-	before := 0
-	if len(r.done) > 0 {
-		r.doneMu.Lock()
-		for _, v := range r.done {
-			before += v
-		}
-		r.doneMu.Unlock()
-	}
-	solveGames(ctx, in, j, groups, bad, total, r.threads, r.done, r.doneMu, r.emit, r.strat, r.log)
-	if len(r.done) > 0 {
-		after := 0
-		r.doneMu.Lock()
-		for _, v := range r.done {
-			after += v
-		}
-		r.doneMu.Unlock()
-		r.skipped.Add(int64(before - after))
-	}
+	solveGames(ctx, in, j, groups, bad, total, r.threads, r.done, r.doneMu, r.skipped, r.emit, r.strat, r.log)
 }
 
 // solveInstance runs one instance of a single game; errors become error

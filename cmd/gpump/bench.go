@@ -159,6 +159,9 @@ func benchGames(c *cli.Context, m, n int, dt tensor.Dtype) error {
 	case c.String("device") != "cpu":
 		return fmt.Errorf("--games: batches run on the CPU, not --device %s", c.String("device"))
 	}
+	if float64(m)*float64(n)*float64(games) > maxStackEntries {
+		return fmt.Errorf("--games %d of %d×%d is more than 2⁵⁰ entries", games, m, n)
+	}
 	if err := checkMemory(m*games, n, int(dt.Size())); err != nil {
 		return err
 	}
@@ -168,11 +171,7 @@ func benchGames(c *cli.Context, m, n int, dt tensor.Dtype) error {
 		if err != nil {
 			return err
 		}
-		if dt == tensor.Float64 {
-			copy(a.Float64s()[k*m*n:], g.Float64s())
-		} else {
-			copy(a.Float32s()[k*m*n:], g.Float32s())
-		}
+		copyGame(a, k, g, 0)
 	}
 	batch, err := solver.NewBatch(a)
 	if err != nil {

@@ -2,19 +2,19 @@ package main
 
 import (
 	"context"
-	"strings"
-
 	"errors"
 	"fmt"
-	"github.com/urfave/cli/v2"
 	"log/slog"
 	"math"
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/urfave/cli/v2"
 	"gorgonia.org/tensor"
 
 	"github.com/gpump/gpump/datasets"
@@ -80,26 +80,31 @@ func batchedInput(j *job) (ok bool, groups []group, bad []*batchLine, total int,
 		return true, nil, nil, 0, err
 	}
 	if kind == "archive" {
-		keys, err := datasets.NPZMembers(j.path)
-		if err != nil {
-			return true, nil, nil, 0, err
-		}
-		groups, bad := readMembers(j, keys)
-		return true, groups, bad, len(keys), nil
+		groups, bad, total, err := readMembers(j)
+		return true, groups, bad, total, err
 	}
 	a, err := datasets.ReadStack(j.path)
 	if err != nil {
 		return true, nil, nil, 0, err
-	}
-	if j.read.DType == tensor.Float32 && a.Dtype() == tensor.Float64 {
-		a = narrowStack(a)
 	}
 	b := a.Shape()[0]
 	idx := make([]int, b)
 	for k := range idx {
 		idx[k] = k
 	}
-	return true, []group{{a: a, index: idx}}, nil, b, nil
+	g := group{a: a, index: idx}
+	switch {
+	case j.read.DType == tensor.Float64 && a.Dtype() == tensor.Float32:
+		g.a = widenStack(a)
+	case j.read.DType == tensor.Float32 && a.Dtype() == tensor.Float64:
+		var keep []int
+		g.a, keep, bad = narrowStack(a)
+		g = subset(g, keep)
+	}
+	if g.a == nil {
+		return true, nil, bad, b, nil
+	}
+	return true, []group{g}, bad, b, nil
 }
 
 // batchable checks the flags of a job whose file holds many games.
@@ -117,13 +122,50 @@ func batchable(j *job) error {
 	return nil
 }
 
-// narrowStack returns a float64 stack rounded to float32 (--precision f32).
-// A game whose entries overflow float32 becomes infinite and fails alone.
-func narrowStack(a *tensor.Dense) *tensor.Dense {
+// narrowStack returns a float64 stack rounded to float32 (--precision f32),
+// the games that float32 holds (keep), and an error line for each other
+// game: one whose largest entry overflows float32, or lies below its normal
+// range, where rounding is no longer relative to the largest entry (the
+// rule of a matrix read as float32; a stack is not scaled, so a game that
+// needs scaling fails alone and says to solve in f64).
+func narrowStack(a *tensor.Dense) (*tensor.Dense, []int, []*batchLine) {
+	sh := a.Shape()
+	size := sh[1] * sh[2]
 	src := a.Float64s()
 	dst := make([]float32, len(src))
+	var keep []int
+	var bad []*batchLine
+	for k := range sh[0] {
+		mx := 0.0
+		for i, v := range src[k*size : (k+1)*size] {
+			dst[k*size+i] = float32(v)
+			mx = max(mx, math.Abs(v))
+		}
+		why := ""
+		switch {
+		case math.IsNaN(mx) || math.IsInf(mx, 0):
+			keep = append(keep, k) // the solver names the entry
+			continue
+		case mx > math.MaxFloat32:
+			why = "entries overflow float32"
+		case mx > 0 && mx < 0x1p-126:
+			why = "entries all lie below float32's normal range"
+		}
+		if why != "" {
+			bad = append(bad, &batchLine{Index: k, Status: "error", Error: fmt.Sprintf("game %d: %s: solve it with --precision f64", k, why)})
+			continue
+		}
+		keep = append(keep, k)
+	}
+	return tensor.New(tensor.WithShape(sh...), tensor.WithBacking(dst)), keep, bad
+}
+
+// widenStack returns a float32 stack in float64 (--precision f64).
+func widenStack(a *tensor.Dense) *tensor.Dense {
+	src := a.Float32s()
+	dst := make([]float64, len(src))
 	for k, v := range src {
-		dst[k] = float32(v)
+		dst[k] = float64(v)
 	}
 	return tensor.New(tensor.WithShape(a.Shape()...), tensor.WithBacking(dst))
 }
@@ -131,7 +173,7 @@ func narrowStack(a *tensor.Dense) *tensor.Dense {
 // readMembers reads every member of the job's archive and groups them by
 // shape and dtype, in the archive's order; a member that cannot be read
 // (not a matrix, a NaN) gets an error line of its own.
-func readMembers(j *job, keys []string) ([]group, []*batchLine) {
+func readMembers(j *job) ([]group, []*batchLine, int, error) {
 	type shapeKey struct {
 		m, n int
 		dt   tensor.Dtype
@@ -139,42 +181,39 @@ func readMembers(j *job, keys []string) ([]group, []*batchLine) {
 	var (
 		order []shapeKey
 		byKey = map[shapeKey][]int{}
-		mats  = make([]*tensor.Dense, len(keys))
+		mats  []*tensor.Dense
+		keys  []string
 		bad   []*batchLine
 	)
-	for k, key := range keys {
-		opt := j.read
-		opt.Key = key
-		a, err := datasets.ReadNPZ(j.path, &opt)
+	err := datasets.ReadNPZEach(j.path, &j.read, func(key string, a *tensor.Dense, err error) {
+		k := len(keys)
+		keys, mats = append(keys, key), append(mats, a)
 		if err != nil {
 			bad = append(bad, &batchLine{Index: k, Key: key, Status: "error", Error: err.Error()})
-			continue
+			return
 		}
-		mats[k] = a
 		sk := shapeKey{a.Shape()[0], a.Shape()[1], a.Dtype()}
 		if _, ok := byKey[sk]; !ok {
 			order = append(order, sk)
 		}
 		byKey[sk] = append(byKey[sk], k)
+	})
+	if err != nil {
+		return nil, nil, 0, err
 	}
 	groups := make([]group, 0, len(order))
 	for _, sk := range order {
 		members := byKey[sk]
 		a := tensor.New(tensor.Of(sk.dt), tensor.WithShape(len(members), sk.m, sk.n))
 		g := group{a: a, index: members, keys: make([]string, len(members))}
-		size := sk.m * sk.n
 		for i, k := range members {
-			if sk.dt == tensor.Float64 {
-				copy(a.Float64s()[i*size:], mats[k].Float64s())
-			} else {
-				copy(a.Float32s()[i*size:], mats[k].Float32s())
-			}
+			copyGame(a, i, mats[k], 0)
 			g.keys[i] = keys[k]
 			mats[k] = nil
 		}
 		groups = append(groups, g)
 	}
-	return groups, bad
+	return groups, bad, len(keys), nil
 }
 
 // gameID names a game of a batched instance for --resume.
@@ -189,18 +228,26 @@ func gameID(instance string, index int, key string) string {
 // skipping the games done holds (it decrements their counts), and emits a
 // line per game as it finishes.
 func solveGames(ctx context.Context, in *instance, j *job, groups []group, bad []*batchLine, total, threads int,
-	done map[string]int, doneMu *sync.Mutex, emit func(*batchLine), strat *strategySink, log *slog.Logger) {
+	done map[string]int, doneMu *sync.Mutex, skipped *atomic.Int64, emit func(*batchLine), strat *strategySink, log *slog.Logger) {
 	for _, l := range bad {
 		l.Instance, l.Games = in.name, total
 		log.Error("game failed", "instance", in.name, "index", l.Index, "key", l.Key, "error", l.Error)
 		emit(l)
 	}
 	for _, g := range groups {
-		if ctx.Err() != nil {
-			break
-		}
-		g = skipDone(g, in.name, done, doneMu)
+		g = skipDone(g, in.name, done, doneMu, skipped)
 		if g.a == nil {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			// Not a failure: --resume runs them.
+			for k := range g.index {
+				name := in.name
+				if g.members != nil {
+					name = g.members[k].name
+				}
+				emit(&batchLine{Instance: name, Index: g.index[k], Key: keyAt(g.keys, k), Games: total, Status: "canceled", Error: "not started: " + err.Error()})
+			}
 			continue
 		}
 		b, m, n := g.a.Shape()[0], g.a.Shape()[1], g.a.Shape()[2]
@@ -274,8 +321,8 @@ func keyAt(keys []string, k int) string {
 
 // skipDone returns g without the games --resume found done (g.a nil when
 // none is left).
-func skipDone(g group, name string, done map[string]int, mu *sync.Mutex) group {
-	if len(done) == 0 {
+func skipDone(g group, name string, done map[string]int, mu *sync.Mutex, skipped *atomic.Int64) group {
+	if done == nil {
 		return g
 	}
 	mu.Lock()
@@ -285,10 +332,17 @@ func skipDone(g group, name string, done map[string]int, mu *sync.Mutex) group {
 		id := gameID(name, g.index[k], keyAt(g.keys, k))
 		if done[id] > 0 {
 			done[id]--
+			skipped.Add(1)
 			continue
 		}
 		keep = append(keep, k)
 	}
+	return subset(g, keep)
+}
+
+// subset returns the games keep (positions in g) of g, g itself when it
+// keeps them all, and a group with a nil tensor when it keeps none.
+func subset(g group, keep []int) group {
 	if len(keep) == len(g.index) {
 		return g
 	}
@@ -296,24 +350,36 @@ func skipDone(g group, name string, done map[string]int, mu *sync.Mutex) group {
 		return group{}
 	}
 	sh := g.a.Shape()
-	size := sh[1] * sh[2]
-	a := tensor.New(tensor.Of(g.a.Dtype()), tensor.WithShape(len(keep), sh[1], sh[2]))
-	out := group{a: a, index: make([]int, len(keep))}
+	out := group{a: tensor.New(tensor.Of(g.a.Dtype()), tensor.WithShape(len(keep), sh[1], sh[2])), index: make([]int, len(keep)), load: g.load}
 	if g.keys != nil {
 		out.keys = make([]string, len(keep))
 	}
+	if g.members != nil {
+		out.members = make([]*instance, len(keep))
+	}
 	for i, k := range keep {
-		if g.a.Dtype() == tensor.Float64 {
-			copy(a.Float64s()[i*size:(i+1)*size], g.a.Float64s()[k*size:])
-		} else {
-			copy(a.Float32s()[i*size:(i+1)*size], g.a.Float32s()[k*size:])
-		}
+		copyGame(out.a, i, g.a, k)
 		out.index[i] = g.index[k]
 		if g.keys != nil {
 			out.keys[i] = g.keys[k]
 		}
+		if g.members != nil {
+			out.members[i] = g.members[k]
+		}
 	}
 	return out
+}
+
+// copyGame copies game k of src, a (B, m, n) tensor or an m×n matrix (k
+// 0), into game i of dst, of the same dtype.
+func copyGame(dst *tensor.Dense, i int, src *tensor.Dense, k int) {
+	sh := dst.Shape()
+	size := sh[1] * sh[2]
+	if dst.Dtype() == tensor.Float64 {
+		copy(dst.Float64s()[i*size:(i+1)*size], src.Float64s()[k*size:])
+	} else {
+		copy(dst.Float32s()[i*size:(i+1)*size], src.Float32s()[k*size:])
+	}
 }
 
 // gameOutput is the line of game k of a batch, the fields of gpump solve.
@@ -410,12 +476,17 @@ func (s *strategySink) reserve(in *instance, g group, games, m, n int) *instance
 	// A game's member row is its position in the file: in an archive of
 	// several shapes each shape's members only fill their rows.
 	if is.row.Shape()[1] != m || is.col.Shape()[1] != n {
-		// Another shape of the same archive: members of their own.
+		// Another shape of the same archive: members of their own,
+		// shared by the groups of that shape (float64 and float32).
 		rn, cn = rn+"_"+strconv.Itoa(m)+"x"+strconv.Itoa(n), cn+"_"+strconv.Itoa(m)+"x"+strconv.Itoa(n)
 		is.rowName, is.colName = rn, cn
-		is.row, is.col = nanMatrix(games, m), nanMatrix(games, n)
-		s.names[rn] = len(s.arrays)
-		s.arrays = append(s.arrays, datasets.Array{Name: rn, T: is.row}, datasets.Array{Name: cn, T: is.col})
+		if k, ok := s.names[rn]; ok {
+			is.row, is.col = s.arrays[k].T, s.arrays[k+1].T
+		} else {
+			is.row, is.col = nanMatrix(games, m), nanMatrix(games, n)
+			s.names[rn] = len(s.arrays)
+			s.arrays = append(s.arrays, datasets.Array{Name: rn, T: is.row}, datasets.Array{Name: cn, T: is.col})
+		}
 	}
 	is.positions = g.index
 	return is
@@ -526,7 +597,7 @@ func groupFiles(insts []*instance, size int) []*instance {
 		for len(members) > 0 {
 			chunk := members[:min(size, len(members))]
 			members = members[len(chunk):]
-			out = append(out, &instance{index: chunk[0].index, name: fmt.Sprintf("%d files of %d×%d", len(chunk), k.m, k.n), members: chunk})
+			out = append(out, &instance{index: chunk[0].index, name: fmt.Sprintf("%d files of %d×%d", len(chunk), k.m, k.n), members: chunk, shape: [2]int{k.m, k.n}})
 		}
 	}
 	slices.SortStableFunc(out, func(a, b *instance) int { return a.index - b.index })
@@ -572,7 +643,7 @@ func (r *instanceRun) solveFiles(ctx context.Context, c *cli.Context, grp *insta
 	var (
 		a    *tensor.Dense
 		g    group
-		m, n int
+		m, n = grp.shape[0], grp.shape[1]
 	)
 	t0 := time.Now()
 	for _, in := range grp.members {
@@ -581,7 +652,7 @@ func (r *instanceRun) solveFiles(ctx context.Context, c *cli.Context, grp *insta
 			continue
 		}
 		t, err := datasets.Read(in.file, &j.read)
-		if err == nil && a != nil && (t.Shape()[0] != m || t.Shape()[1] != n || t.Dtype() != a.Dtype()) {
+		if err == nil && (t.Shape()[0] != m || t.Shape()[1] != n || a != nil && t.Dtype() != a.Dtype()) {
 			err = fmt.Errorf("%s changed shape or dtype since it was listed", in.file)
 		}
 		if err != nil {
@@ -589,15 +660,10 @@ func (r *instanceRun) solveFiles(ctx context.Context, c *cli.Context, grp *insta
 			continue
 		}
 		if a == nil {
-			m, n = t.Shape()[0], t.Shape()[1]
 			a = tensor.New(tensor.Of(t.Dtype()), tensor.WithShape(len(grp.members), m, n))
 		}
 		k := len(g.members)
-		if t.Dtype() == tensor.Float64 {
-			copy(a.Float64s()[k*m*n:], t.Float64s())
-		} else {
-			copy(a.Float32s()[k*m*n:], t.Float32s())
-		}
+		copyGame(a, k, t, 0)
 		g.members = append(g.members, in)
 		g.index = append(g.index, in.index)
 	}
@@ -613,5 +679,5 @@ func (r *instanceRun) solveFiles(ctx context.Context, c *cli.Context, grp *insta
 		}
 	}
 	g.a, g.load = a, time.Since(t0)/time.Duration(count)
-	solveGames(ctx, grp, j, []group{g}, nil, 0, r.threads, nil, nil, r.emit, r.strat, r.log)
+	solveGames(ctx, grp, j, []group{g}, nil, 0, r.threads, nil, nil, nil, r.emit, r.strat, r.log)
 }

@@ -305,3 +305,98 @@ func TestBenchGames(t *testing.T) {
 		}
 	}
 }
+
+// Regressions of a review: --resume counts each skipped game once with
+// jobs running at once; an archive with two groups of one shape (float64
+// and float32) writes one pair of members for them; --precision applies to
+// a 3-D file.
+func TestBatchReviewed(t *testing.T) {
+	dir := t.TempDir()
+	stackPath := filepath.Join(dir, "S.npy")
+	if code, _, stderr := gpump(t, "gen", "gaussian", "--m", "4", "--n", "3", "--count", "3", "-o", stackPath, "-q"); code != exitOK {
+		t.Fatal(stderr)
+	}
+	var singles []string
+	for k, name := range []string{"a", "b", "x1", "x2"} {
+		p := filepath.Join(dir, name+".npy")
+		writeAt(t, p, 2, 2, []float64{1, float64(k), 0, 1})
+		singles = append(singles, p)
+	}
+	out := filepath.Join(dir, "out.jsonl")
+	args := append([]string{"batch", stackPath}, singles...)
+	args = append(args, "-o", out, "--jobs", "2", "--batch-size", "1")
+	if code, _, stderr := gpump(t, append(args, "-q")...); code != exitOK {
+		t.Fatal(stderr)
+	}
+	var keep []string
+	for _, l := range strings.SplitAfter(string(mustRead(t, out)), "\n") {
+		if strings.Contains(l, `"index":0,"games"`) || strings.Contains(l, "a.npy") || strings.Contains(l, "b.npy") {
+			keep = append(keep, l)
+		}
+	}
+	if len(keep) != 3 {
+		t.Fatalf("kept %d lines", len(keep))
+	}
+	os.WriteFile(out, []byte(strings.Join(keep, "")), 0o644)
+	code, _, stderr := gpump(t, append(args, "--resume")...)
+	summary := strings.Split(strings.TrimSpace(stderr), "\n")
+	fields := strings.Fields(summary[len(summary)-1])
+	if code != exitOK || len(fields) < 7 || fields[6] != "3" {
+		t.Fatalf("resume: exit %d, want 3 skipped: %s", code, stderr)
+	}
+	if n := len(readLines(t, out)); n != 7 {
+		t.Fatalf("%d lines after resume, want 7", n)
+	}
+
+	var arrays []datasets.Array
+	for k, spec := range []string{"gaussian:m=3,n=4,seed=1", "gaussian:m=5,n=6,seed=2"} {
+		g, err := datasets.Generate(tensor.Float64, mustSpec(t, spec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		arrays = append(arrays, datasets.Array{Name: "g" + strconv.Itoa(k), T: g})
+	}
+	g32, err := datasets.Generate(tensor.Float32, mustSpec(t, "gaussian:m=5,n=6,seed=3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	arrays = append(arrays, datasets.Array{Name: "g2", T: g32})
+	mixed := filepath.Join(dir, "mixed.npz")
+	if err := datasets.WriteNPZ(mixed, arrays, nil); err != nil {
+		t.Fatal(err)
+	}
+	strat := filepath.Join(dir, "s.npz")
+	code, stdout, stderr := gpump(t, "batch", mixed, "--strategies", strat, "--json", "-q")
+	if code != exitOK {
+		t.Fatalf("mixed archive: exit %d: %s", code, stderr)
+	}
+	members := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSpace(stdout), "\n") {
+		v := decodeLine(t, l)
+		members[v["key"].(string)] = v["row_member"].(string)
+	}
+	if members["g0"] != "row" || members["g1"] != "row_5x6" || members["g2"] != "row_5x6" {
+		t.Fatalf("members %v", members)
+	}
+	if names, err := datasets.NPZMembers(strat); err != nil || len(names) != 4 {
+		t.Fatalf("archive members %v, %v", names, err)
+	}
+
+	st32 := filepath.Join(dir, "st32.npy")
+	if code, _, stderr := gpump(t, "gen", "uniform", "--m", "4", "--n", "4", "--count", "2", "--precision", "f32", "-o", st32, "-q"); code != exitOK {
+		t.Fatal(stderr)
+	}
+	code, stdout, stderr = gpump(t, "batch", st32, "--precision", "f64", "--json", "-q")
+	if code != exitOK || strings.Count(stdout, `"precision":"f64"`) != 2 {
+		t.Fatalf("--precision f64 on a float32 stack: exit %d: %s %s", code, stdout, stderr)
+	}
+	big := tensor.New(tensor.WithShape(2, 2, 2), tensor.WithBacking([]float64{1, 2, 3, 4, 1e39, 0, 0, 1}))
+	bigPath := filepath.Join(dir, "big.npy")
+	if err := datasets.WriteStack(bigPath, big); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, _ = gpump(t, "batch", bigPath, "--precision", "f32", "--json", "-q")
+	if code != exitError || !strings.Contains(stdout, "overflow float32") || strings.Count(stdout, `"status":"converged"`) != 1 {
+		t.Fatalf("--precision f32 on a stack with a game beyond float32: exit %d: %s", code, stdout)
+	}
+}

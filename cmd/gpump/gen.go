@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -111,6 +112,9 @@ func genAction(c *cli.Context) error {
 	case c.IsSet("count") && (opt.BigEndian || opt.Fortran):
 		return errors.New("--count writes C-order little-endian data: --big-endian and --fortran do not apply")
 	}
+	if float64(m)*float64(n)*float64(count) > maxStackEntries {
+		return fmt.Errorf("--count %d games of %d×%d is more than 2⁵⁰ entries", count, m, n)
+	}
 	if err := checkMemory(m*count, n, int(dt.Size())); err != nil {
 		return err
 	}
@@ -161,6 +165,10 @@ func writeGenerated(stdout io.Writer, path string, a *tensor.Dense, opt *dataset
 	return err
 }
 
+// maxStackEntries bounds the entries of a generated batch, so that the
+// products of its sizes stay exact in an int.
+const maxStackEntries = 1 << 50
+
 // genStack writes count games of spec, seeds spec.Seed, spec.Seed+1, ...,
 // as one (count, m, n) array.
 func genStack(c *cli.Context, log interface{ Info(string, ...any) }, spec datasets.GenSpec, dt tensor.Dtype, count int, path string) error {
@@ -177,11 +185,7 @@ func genStack(c *cli.Context, log interface{ Info(string, ...any) }, spec datase
 			if out == nil {
 				out = tensor.New(tensor.Of(dt), tensor.WithShape(count, m, n))
 			}
-			if dt == tensor.Float64 {
-				copy(out.Float64s()[k*m*n:], a.Float64s())
-			} else {
-				copy(out.Float32s()[k*m*n:], a.Float32s())
-			}
+			copyGame(out, k, a, 0)
 		}
 		return nil, nil
 	})
@@ -201,6 +205,12 @@ func genStack(c *cli.Context, log interface{ Info(string, ...any) }, spec datase
 		return err
 	}
 	sh := out.Shape()
-	log.Info("wrote games", "file", path, "generator", spec.String(), "count", sh[0], "m", sh[1], "n", sh[2], "seeds", fmt.Sprintf("%d..%d", spec.Seed, spec.Seed+uint64(count)-1), "precision", precisionName(dt))
+	attrs := []any{"file", path, "generator", spec.String(), "count", sh[0], "m", sh[1], "n", sh[2], "precision", precisionName(dt)}
+	if slices.Contains(datasets.GeneratorParams(spec.Name), "seed") {
+		attrs = append(attrs, "seeds", fmt.Sprintf("%d..%d", spec.Seed, spec.Seed+uint64(count)-1))
+	} else {
+		attrs = append(attrs, "note", "the generator has no seed: the games are identical")
+	}
+	log.Info("wrote games", attrs...)
 	return nil
 }
