@@ -42,6 +42,9 @@ func TestBatchStack(t *testing.T) {
 	if !equalSlices(a.Float64s()[3*35:4*35], g3.Float64s()) {
 		t.Fatal("game 3 is not the generator's game of seed 4")
 	}
+	if code, _, stderr := gpump(t, "solve", games); code != exitError || !strings.Contains(stderr, "gpump batch") || strings.Count(stderr, "\n") != 1 {
+		t.Fatalf("solve of a 3-D array: exit %d: %s", code, stderr)
+	}
 	a.Float64s()[4*35+9] = math.NaN()
 	bad := filepath.Join(dir, "bad.npy")
 	if err := datasets.WriteStack(bad, a); err != nil {

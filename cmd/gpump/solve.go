@@ -125,6 +125,9 @@ func solveAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if batchedKind(j) == "stack" {
+		return fmt.Errorf("%s holds a batch of games (a 3-D array): gpump batch %s solves them, a line per game", j.path, j.path)
+	}
 	// Check every output before the solve: a bad path, or one that would
 	// overwrite an input, fails now, not after hours of work.
 	outs, err := planOutputs(c, shown, j.inputs())
