@@ -273,3 +273,51 @@ func TestSolveBatchOwnSubgame(t *testing.T) {
 		t.Fatal("no game was polished: the test tests nothing")
 	}
 }
+
+// A batch allocates per worker, not per game: a game is a SetPayoff and a
+// SolveInto on a placed game, which allocate nothing after the first.
+func TestSolveBatchAllocs(t *testing.T) {
+	if solver.RaceEnabled {
+		t.Skip("the race detector's instrumentation allocates")
+	}
+	allocs := func(b int) float64 {
+		batch, err := solver.NewBatch(stack(t, tensor.Float64, b, 12, 10, -1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := &solver.BatchSettings{Settings: solver.Settings{RelGap: 1e-3, MaxIterations: 10000}, Workers: 2, Threads: 1}
+		return testing.AllocsPerRun(3, func() {
+			if _, err := solver.SolveBatch(context.Background(), batch, s, &solver.RegretMatching{}); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	few, many := allocs(4), allocs(64)
+	t.Logf("%.0f allocations for 4 games, %.0f for 64", few, many)
+	if perGame := (many - few) / 60; perGame >= 1 {
+		t.Fatalf("%.0f allocations for 4 games, %.0f for 64: %.2f a game", few, many, perGame)
+	}
+}
+
+func BenchmarkSolveBatch(b *testing.B) {
+	for _, c := range []struct {
+		games, n int
+		eps      float64
+	}{{256, 16, 1e-9}, {256, 64, 1e-6}} {
+		b.Run(fmt.Sprintf("%dx%d²/%g", c.games, c.n, c.eps), func(b *testing.B) {
+			batch, err := solver.NewBatch(stack(b, tensor.Float64, c.games, c.n, c.n, -1))
+			if err != nil {
+				b.Fatal(err)
+			}
+			s := &solver.BatchSettings{Settings: solver.Settings{RelGap: c.eps, MaxIterations: 1000000}}
+			b.ReportAllocs()
+			b.SetBytes(int64(c.games * c.n * c.n * 8))
+			for b.Loop() {
+				if _, err := solver.SolveBatch(context.Background(), batch, s, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(c.games)*float64(b.N)/b.Elapsed().Seconds(), "games/s")
+		})
+	}
+}
