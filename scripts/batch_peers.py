@@ -108,18 +108,15 @@ def main():
     ap.add_argument("--rmplus", action="store_true")
     ap.add_argument("--highs", action="store_true")
     ap.add_argument("--max-iter", type=int, default=10**6)
-    ap.add_argument("--first", type=int, default=0, help="use only the first N games")
     ap.add_argument("--certify", metavar="NPZ", help="print the worst relative gap of the strategies (members row, column) gpump batch wrote")
     ap.add_argument("--split", metavar="DIR", help="write each game to DIR/gNNNNN.npy (the one-file-per-game path)")
     a = ap.parse_args()
     A = np.load(a.games).astype(np.float64)
     if A.ndim != 3:
         raise SystemExit("batch_peers: want a 3-D array (B, m, n), got shape %s" % (A.shape,))
-    if a.first:
-        A = A[:a.first]
     if a.certify:
         z = np.load(a.certify)
-        P, Q = z["row"][:len(A)], z["column"][:len(A)]
+        P, Q = z["row"], z["column"]
         g = gaps(A, P, Q, np.abs(A).reshape(len(A), -1).max(axis=1))
         print(json.dumps(dict(peer="certify", games=len(A), worst_relative_gap=float(np.nanmax(g)), missing=int(np.isnan(g).sum()))))
     if a.split:

@@ -116,6 +116,9 @@ type BatchResult struct {
 	// Result is the game's result, as a solve of the game alone with the
 	// same method and settings returns it (Runtime apart).
 	Result
+	// MaxAbs is the game's max |A_ij|, the scale of RelGap (0 when its
+	// payoffs are not finite or it was not started).
+	MaxAbs float64
 	// Err is why the game has no result: its payoffs are not finite, or
 	// the batch was canceled before the game started (then Status is
 	// Canceled and X is nil). A game canceled mid-solve has its best
@@ -238,6 +241,7 @@ func SolveBatch(ctx context.Context, bt *Batch, s *BatchSettings, m Method) ([]B
 					err = game.SetPayoff(bt.games[k])
 				}
 				if err == nil {
+					r.MaxAbs = game.MaxAbs()
 					settings.Init = bs.Settings.Init
 					if bs.Inits != nil && bs.Inits[k] != nil {
 						settings.Init = bs.Inits[k]
@@ -310,7 +314,7 @@ func cloneRule(r StepRule) (StepRule, error) {
 
 // plainValue reports whether a value of type t is copied whole by
 // assignment: no pointers, slices, maps, channels, functions or interfaces
-// inside it.
+// inside it (a string is immutable: copying it is enough).
 func plainValue(t reflect.Type) bool {
 	switch t.Kind() {
 	case reflect.Struct:
@@ -322,8 +326,8 @@ func plainValue(t reflect.Type) bool {
 		return true
 	case reflect.Array:
 		return plainValue(t.Elem())
-	case reflect.Pointer, reflect.Slice, reflect.Map, reflect.Chan, reflect.Func, reflect.Interface, reflect.UnsafePointer, reflect.String:
-		return t.Kind() == reflect.String
+	case reflect.Pointer, reflect.Slice, reflect.Map, reflect.Chan, reflect.Func, reflect.Interface, reflect.UnsafePointer:
+		return false
 	}
 	return true
 }

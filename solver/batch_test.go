@@ -127,6 +127,9 @@ func TestSolveBatchSameAsAlone(t *testing.T) {
 							t.Fatalf("game %d: batch gap %g, %d iterations, route %q; alone %g, %d, %q",
 								k, r.Gap, r.Iterations, r.Route, want.Gap, want.Iterations, want.Route)
 						}
+						if g, err := solver.NewMatrixGame(batch.Game(k)); err != nil || r.MaxAbs != g.MaxAbs() {
+							t.Fatalf("game %d: MaxAbs %g, the game's %v (%v)", k, r.MaxAbs, g, err)
+						}
 						if len(r.Row) != m || len(r.Column) != n {
 							t.Fatalf("game %d: strategies of lengths %d, %d", k, len(r.Row), len(r.Column))
 						}

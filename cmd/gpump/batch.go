@@ -385,7 +385,7 @@ func (r *instanceRun) solve(ctx context.Context, c *cli.Context, in *instance) {
 		r.solveFiles(ctx, c, in)
 		return
 	}
-	line, j := solveInstance(ctx, c, in, r.threads, r.log)
+	line, j, kind := solveInstance(ctx, c, in, r.threads, r.log)
 	if o := line.solveOutput; o != nil && j == nil {
 		size := int64(8)
 		if o.Precision == "f32" {
@@ -401,10 +401,7 @@ func (r *instanceRun) solve(ctx context.Context, c *cli.Context, in *instance) {
 		r.emit(line)
 		return
 	}
-	ok, groups, bad, total, err := batchedInput(j)
-	if !ok {
-		panic("batch: solveInstance left a single game")
-	}
+	groups, bad, total, err := batchedInput(j, kind)
 	if err != nil {
 		line.Status, line.Error = "error", err.Error()
 		r.log.Error("instance failed", "instance", in.name, "error", err)
@@ -416,27 +413,27 @@ func (r *instanceRun) solve(ctx context.Context, c *cli.Context, in *instance) {
 
 // solveInstance runs one instance of a single game; errors become error
 // lines. For a file that holds many games it returns the instance's job
-// instead, unsolved.
-func solveInstance(ctx context.Context, c *cli.Context, in *instance, threads int, log *slog.Logger) (*batchLine, *job) {
+// and the file's batchedKind instead, unsolved.
+func solveInstance(ctx context.Context, c *cli.Context, in *instance, threads int, log *slog.Logger) (*batchLine, *job, string) {
 	line := &batchLine{Instance: in.name, Index: in.index}
-	fail := func(err error) (*batchLine, *job) {
+	fail := func(err error) (*batchLine, *job, string) {
 		line.Status, line.Error = "error", err.Error()
 		log.Error("instance failed", "instance", in.name, "error", err)
-		return line, nil
+		return line, nil, ""
 	}
 	j, err := instanceJob(c, in, threads)
 	if err != nil {
 		return fail(err)
 	}
-	if batchedKind(j) != "" {
-		return line, j
+	if kind := batchedKind(j); kind != "" {
+		return line, j, kind
 	}
 	out, res, err := j.run(ctx, newProgressLog(log, "instance", in.name), slog.New(slog.DiscardHandler))
 	var ie *interruptedError
 	if errors.As(err, &ie) {
 		// Not a failure of the instance: --resume runs it again.
 		line.Status, line.Error = "canceled", err.Error()
-		return line, nil
+		return line, nil, ""
 	}
 	if err != nil {
 		return fail(err)
@@ -447,7 +444,7 @@ func solveInstance(ctx context.Context, c *cli.Context, in *instance, threads in
 	}
 	log.Info("solved", "instance", in.name, "status", out.Status, "gap", out.Gap, "relative_gap", out.RelativeGap,
 		"iterations", out.Iterations, "seconds", round3(out.Seconds+out.LoadSeconds))
-	return line, nil
+	return line, nil, ""
 }
 
 // instanceJob is the job of an instance: the batch's flags, with the

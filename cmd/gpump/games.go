@@ -68,24 +68,19 @@ func batchedKind(j *job) string {
 	return ""
 }
 
-// batchedInput reads the games of a job whose file holds many (batchedKind
-// not ""): the groups of same-shape games, the lines of members that could
-// not be read, and the number of games in the file.
-func batchedInput(j *job) (ok bool, groups []group, bad []*batchLine, total int, err error) {
-	kind := batchedKind(j)
-	if kind == "" {
-		return false, nil, nil, 0, nil
-	}
+// batchedInput reads the games of a job whose file holds many, of kind
+// batchedKind(j): the groups of same-shape games, the lines of members that
+// could not be read, and the number of games in the file.
+func batchedInput(j *job, kind string) (groups []group, bad []*batchLine, total int, err error) {
 	if err := batchable(j); err != nil {
-		return true, nil, nil, 0, err
+		return nil, nil, 0, err
 	}
 	if kind == "archive" {
-		groups, bad, total, err := readMembers(j)
-		return true, groups, bad, total, err
+		return readMembers(j)
 	}
 	a, err := datasets.ReadStack(j.path)
 	if err != nil {
-		return true, nil, nil, 0, err
+		return nil, nil, 0, err
 	}
 	b := a.Shape()[0]
 	idx := make([]int, b)
@@ -102,9 +97,9 @@ func batchedInput(j *job) (ok bool, groups []group, bad []*batchLine, total int,
 		g = subset(g, keep)
 	}
 	if g.a == nil {
-		return true, nil, bad, b, nil
+		return nil, bad, b, nil
 	}
-	return true, []group{g}, bad, b, nil
+	return []group{g}, bad, b, nil
 }
 
 // batchable checks the flags of a job whose file holds many games.
@@ -281,7 +276,7 @@ func solveGames(ctx context.Context, in *instance, j *job, groups []group, bad [
 					line.Status, line.Error = "error", r.Err.Error()
 					log.Error("game failed", "instance", in.name, "index", line.Index, "key", line.Key, "error", r.Err)
 				default:
-					out := gameOutput(&r.Result, j, batch, k, own)
+					out := gameOutput(r, j, batch, k, own)
 					out.LoadSeconds = g.load.Seconds()
 					line.Status, line.solveOutput = out.Status, out
 					if r.Err != nil {
@@ -383,15 +378,9 @@ func copyGame(dst *tensor.Dense, i int, src *tensor.Dense, k int) {
 }
 
 // gameOutput is the line of game k of a batch, the fields of gpump solve.
-func gameOutput(res *solver.Result, j *job, batch *solver.Batch, k int, in *instance) *solveOutput {
+func gameOutput(res *solver.BatchResult, j *job, batch *solver.Batch, k int, in *instance) *solveOutput {
 	m, n := batch.Dims()
 	a := batch.Game(k)
-	maxAbs := 0.0
-	if res.Gap > 0 && res.RelGap > 0 {
-		maxAbs = res.Gap / res.RelGap
-	} else {
-		maxAbs = maxAbsOf(a)
-	}
 	s := j.s
 	return &solveOutput{
 		Status: res.Status.String(), Gap: res.Gap, RelativeGap: res.RelGap,
@@ -402,7 +391,7 @@ func gameOutput(res *solver.Result, j *job, batch *solver.Batch, k int, in *inst
 		Step: finiteOrNil(res.Step), Seconds: res.Runtime.Seconds(),
 		Algorithm: res.Method, Route: res.Route, SubgameSolves: res.SubgameSolves, SubgameSize: res.SubgameSize,
 		SubgameSeconds: res.SubgameTime.Seconds(), Source: in.file, Format: formatOf(in.file, j), M: m, N: n,
-		Precision: precisionName(a.Dtype()), MaxAbsEntry: maxAbs, TargetRelativeGap: s.RelGap, TargetAbsoluteGap: s.AbsGap,
+		Precision: precisionName(a.Dtype()), MaxAbsEntry: res.MaxAbs, TargetRelativeGap: s.RelGap, TargetAbsoluteGap: s.AbsGap,
 		Device: "cpu", Threads: 1, Kernels: cpuKernels(),
 	}
 }
@@ -410,21 +399,6 @@ func gameOutput(res *solver.Result, j *job, batch *solver.Batch, k int, in *inst
 func formatOf(path string, j *job) string {
 	f, _ := inputFormat(path, j.read.Format)
 	return f
-}
-
-// maxAbsOf returns max |a_ij| of a finite matrix.
-func maxAbsOf(a *tensor.Dense) float64 {
-	mx := 0.0
-	if a.Dtype() == tensor.Float64 {
-		for _, v := range a.Float64s() {
-			mx = math.Max(mx, math.Abs(v))
-		}
-	} else {
-		for _, v := range a.Float32s() {
-			mx = math.Max(mx, math.Abs(float64(v)))
-		}
-	}
-	return mx
 }
 
 // strategySink collects the strategies of a batch for --strategies FILE.npz:
@@ -449,7 +423,8 @@ type instanceSink struct {
 	positions []int // member row of each game of the group
 }
 
-func (s *strategySink) names2(in *instance) (string, string) {
+// memberNames names instance in's members.
+func (s *strategySink) memberNames(in *instance) (string, string) {
 	if s.single {
 		return "row", "column"
 	}
@@ -464,32 +439,31 @@ func (s *strategySink) reserve(in *instance, g group, games, m, n int) *instance
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rn, cn := s.names2(in)
-	is := &instanceSink{s: s, rowName: rn, colName: cn}
-	if k, ok := s.names[rn]; ok {
-		is.row, is.col = s.arrays[k].T, s.arrays[k+1].T
-	} else {
-		is.row, is.col = nanMatrix(games, m), nanMatrix(games, n)
-		s.names[rn] = len(s.arrays)
-		s.arrays = append(s.arrays, datasets.Array{Name: rn, T: is.row}, datasets.Array{Name: cn, T: is.col})
-	}
+	is := &instanceSink{s: s, positions: g.index}
+	is.rowName, is.colName = s.memberNames(in)
+	is.row, is.col = s.pair(is.rowName, is.colName, games, m, n)
 	// A game's member row is its position in the file: in an archive of
 	// several shapes each shape's members only fill their rows.
 	if is.row.Shape()[1] != m || is.col.Shape()[1] != n {
 		// Another shape of the same archive: members of their own,
 		// shared by the groups of that shape (float64 and float32).
-		rn, cn = rn+"_"+strconv.Itoa(m)+"x"+strconv.Itoa(n), cn+"_"+strconv.Itoa(m)+"x"+strconv.Itoa(n)
-		is.rowName, is.colName = rn, cn
-		if k, ok := s.names[rn]; ok {
-			is.row, is.col = s.arrays[k].T, s.arrays[k+1].T
-		} else {
-			is.row, is.col = nanMatrix(games, m), nanMatrix(games, n)
-			s.names[rn] = len(s.arrays)
-			s.arrays = append(s.arrays, datasets.Array{Name: rn, T: is.row}, datasets.Array{Name: cn, T: is.col})
-		}
+		shape := "_" + strconv.Itoa(m) + "x" + strconv.Itoa(n)
+		is.rowName, is.colName = is.rowName+shape, is.colName+shape
+		is.row, is.col = s.pair(is.rowName, is.colName, games, m, n)
 	}
-	is.positions = g.index
 	return is
+}
+
+// pair returns the members named rn and cn, made games×m and games×n (NaN)
+// if the archive has no member rn yet.
+func (s *strategySink) pair(rn, cn string, games, m, n int) (row, col *tensor.Dense) {
+	if k, ok := s.names[rn]; ok {
+		return s.arrays[k].T, s.arrays[k+1].T
+	}
+	row, col = nanMatrix(games, m), nanMatrix(games, n)
+	s.names[rn] = len(s.arrays)
+	s.arrays = append(s.arrays, datasets.Array{Name: rn, T: row}, datasets.Array{Name: cn, T: col})
+	return row, col
 }
 
 // put stores game k's strategies and names them in its line.
@@ -510,7 +484,7 @@ func (s *strategySink) putSingle(in *instance, line *batchLine, row, col []float
 	if s == nil || row == nil {
 		return
 	}
-	rn, cn := s.names2(in)
+	rn, cn := s.memberNames(in)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.arrays = append(s.arrays,
