@@ -52,6 +52,9 @@ type CPU struct {
 	// sample and sjob serve SampledOperator.
 	sample sampleScratch
 	sjob   sampleJob
+	// bjob and brun serve the batched operations.
+	bjob batchJob
+	brun batchRunner
 }
 
 var _ Backend = (*CPU)(nil)
@@ -350,21 +353,66 @@ func (c *CPU) ProxStats(dst []BlockStats, w float64, blocks []ProxBlock) error {
 	return nil
 }
 
+// proxSlices are a ProxBlock's vectors unwrapped (nil where the block has
+// none); the State slices are set for the entropic setup only.
+type proxSlices struct {
+	yv, xv, nv, yl, xl, nl []float64
+	m, g, lin              []float64
+	ax, ag, nax, nag       []float64
+}
+
+func unwrapProx(b *ProxBlock) proxSlices {
+	ps := proxSlices{
+		yv: vec(b.Y.Value), xv: vec(b.X.Value), nv: vec(b.YNew.Value),
+		m: vec(b.M), g: vec(b.G), lin: vec(b.Lin),
+		ax: vec(b.AvgX), ag: vec(b.AvgG), nax: vec(b.NewAvgX), nag: vec(b.NewAvgG),
+	}
+	if b.Set.Setup == Entropic {
+		ps.yl, ps.xl, ps.nl = vec(b.Y.State), vec(b.X.State), vec(b.YNew.State)
+	}
+	return ps
+}
+
+// game returns the part of batch slices that belongs to game k (blocks of
+// length n); nil slices stay nil.
+func (ps *proxSlices) game(k, n int) proxSlices {
+	return proxSlices{
+		yv: part(ps.yv, n, k), xv: part(ps.xv, n, k), nv: part(ps.nv, n, k),
+		yl: part(ps.yl, n, k), xl: part(ps.xl, n, k), nl: part(ps.nl, n, k),
+		m: part(ps.m, n, k), g: part(ps.g, n, k), lin: part(ps.lin, n, k),
+		ax: part(ps.ax, n, k), ag: part(ps.ag, n, k), nax: part(ps.nax, n, k), nag: part(ps.nag, n, k),
+	}
+}
+
+// part returns s[k·n : (k+1)·n], or nil for a nil s.
+func part(s []float64, n, k int) []float64 {
+	if s == nil {
+		return nil
+	}
+	return s[k*n : (k+1)*n : (k+1)*n]
+}
+
 func proxStats(b *ProxBlock, w float64) BlockStats {
-	yv, xv, nv := vec(b.Y.Value), vec(b.X.Value), vec(b.YNew.Value)
-	m, g := vec(b.M), vec(b.G)
-	ax, ag, nax, nag := vec(b.AvgX), vec(b.AvgG), vec(b.NewAvgX), vec(b.NewAvgG)
+	ps := unwrapProx(b)
+	checkSet(&b.Set, len(ps.xv), "ProxStats")
+	checkLin(b.Lin, len(ps.xv), "ProxStats")
+	return ps.stats(&b.Set, w)
+}
+
+// stats is ProxStats of one block on host slices.
+func (ps *proxSlices) stats(set *Set, w float64) BlockStats {
+	yv, xv, nv := ps.yv, ps.xv, ps.nv
+	m, g := ps.m, ps.g
+	ax, ag, nax, nag := ps.ax, ps.ag, ps.nax, ps.nag
 	n := len(xv)
 	if len(yv) != n || len(nv) != n || len(m) != n || len(g) != n ||
 		len(ax) != n || len(ag) != n || len(nax) != n || len(nag) != n {
 		panic("tensorops: ProxStats length mismatch")
 	}
-	checkSet(&b.Set, n, "ProxStats")
-	checkLin(b.Lin, n, "ProxStats")
 	var st BlockStats
 	var divXY, divYX, distXY, distXYNew, dual, inner float64
-	if b.Set.Setup == Entropic {
-		yl, xl, nl := vec(b.Y.State), vec(b.X.State), vec(b.YNew.State)
+	if set.Setup == Entropic {
+		yl, xl, nl := ps.yl, ps.xl, ps.nl
 		if len(yl) != n || len(xl) != n || len(nl) != n {
 			panic("tensorops: ProxStats length mismatch")
 		}
@@ -390,7 +438,7 @@ func proxStats(b *ProxBlock, w float64) BlockStats {
 		divXY, divYX = distXY/2, distXYNew/2
 		distXY, distXYNew, dual = math.Sqrt(distXY), math.Sqrt(distXYNew), math.Sqrt(dual)
 	}
-	lin := vec(b.Lin)
+	lin := ps.lin
 	for i, gi := range g {
 		nax[i] = ax[i] + w*(xv[i]-ax[i])
 		nag[i] = ag[i] + w*(gi-ag[i])
@@ -399,7 +447,7 @@ func proxStats(b *ProxBlock, w float64) BlockStats {
 			st.LinAvgX += lin[i] * nax[i]
 		}
 	}
-	st.MinG, st.MinAvgG = minInner(&b.Set, g), minInner(&b.Set, nag)
+	st.MinG, st.MinAvgG = minInner(set, g), minInner(set, nag)
 	// A divergence is ≥ 0; Σ p (l_x − l_y) of two nearly equal points can
 	// round to a tiny negative number, which the step rules must not see.
 	st.DivXY, st.DivYX = max(divXY, 0), max(divYX, 0)
@@ -414,45 +462,53 @@ func (c *CPU) Average(dst []GapStats, w float64, blocks []AvgBlock) error {
 	}
 	for k := range blocks {
 		b := &blocks[k]
-		g, x := vec(b.G), vec(b.X)
-		n := len(g)
+		n := b.G.Len()
 		checkSet(&b.Set, n, "Average")
 		checkLin(b.Lin, n, "Average")
-		if (b.AvgX != nil || b.Lin != nil) && len(x) != n {
-			panic("tensorops: Average length mismatch")
-		}
-		st := GapStats{MinG: minInner(&b.Set, g), MinAvgG: math.NaN()}
-		lin, ax := vec(b.Lin), vec(b.AvgX)
-		if b.AvgX != nil && len(ax) != n {
-			panic("tensorops: Average length mismatch")
-		}
-		for i := range ax {
-			ax[i] += w * (x[i] - ax[i])
-		}
-		for i, l := range lin {
-			st.LinX += l * x[i]
-			if ax != nil {
-				st.LinAvgX += l * ax[i]
-			}
-		}
-		if b.AvgG != nil {
-			ag := vec(b.AvgG)
-			if len(ag) != n {
-				panic("tensorops: Average length mismatch")
-			}
-			for i := range ag {
-				ag[i] += w * (g[i] - ag[i])
-			}
-			st.MinAvgG = minInner(&b.Set, ag)
-		}
-		dst[k] = st
+		dst[k] = average(&b.Set, w, vec(b.X), vec(b.G), vec(b.Lin), vec(b.AvgX), vec(b.AvgG))
 	}
 	return nil
 }
 
+// average is Average of one block on host slices (nil for what the block
+// lacks).
+func average(set *Set, w float64, x, g, lin, ax, ag []float64) GapStats {
+	n := len(g)
+	if (ax != nil || lin != nil) && len(x) != n {
+		panic("tensorops: Average length mismatch")
+	}
+	st := GapStats{MinG: minInner(set, g), MinAvgG: math.NaN()}
+	if ax != nil && len(ax) != n {
+		panic("tensorops: Average length mismatch")
+	}
+	for i := range ax {
+		ax[i] += w * (x[i] - ax[i])
+	}
+	for i, l := range lin {
+		st.LinX += l * x[i]
+		if ax != nil {
+			st.LinAvgX += l * ax[i]
+		}
+	}
+	if ag != nil {
+		if len(ag) != n {
+			panic("tensorops: Average length mismatch")
+		}
+		for i := range ag {
+			ag[i] += w * (g[i] - ag[i])
+		}
+		st.MinAvgG = minInner(set, ag)
+	}
+	return st
+}
+
 // RegretMatch performs one RM+ or PRM+ update.
 func (c *CPU) RegretMatch(x, r, u Vector, sign, tiny float64, predictive bool) {
-	xs, rs, us := vec(x), vec(r), vec(u)
+	regretMatch(vec(x), vec(r), vec(u), sign, tiny, predictive)
+}
+
+// regretMatch is RegretMatch on host slices.
+func regretMatch(xs, rs, us []float64, sign, tiny float64, predictive bool) {
 	if len(rs) != len(xs) || len(us) != len(xs) {
 		panic("tensorops: RegretMatch length mismatch")
 	}

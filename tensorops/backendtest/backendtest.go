@@ -71,7 +71,12 @@ type Result struct {
 	// "Start/S", "Prox/S" and "ProxStats/S" for each setup S (entropic,
 	// euclidean, box, ball), "Average/simplex", "Average/box",
 	// "Average/ball", "Average/lin" (the linear terms),
-	// "RegretMatch/rm+", "RegretMatch/prm+".
+	// "RegretMatch/rm+", "RegretMatch/prm+"; for a backend that implements
+	// tensorops.Batched also "BatchOperator", "BatchMulVec",
+	// "BatchMulTVec", "BatchCopy", "BatchAxpby", "BatchProx/S" for the two
+	// simplex setups, "BatchProxStats", "BatchAverage" and
+	// "BatchRegretMatch", each over a batch of two to five games of the
+	// shape.
 	Op string
 	// Shape is the payoff matrix's shape "MxN"; the vector operations run on
 	// vectors of both lengths M and N.
@@ -316,6 +321,7 @@ func (st *selfTest) run() error {
 		{"ProxStats", st.proxStats},
 		{"Average", st.average},
 		{"RegretMatch", st.regretMatch},
+		{"Batched", st.batched},
 	}
 	for _, op := range ops {
 		if err := st.ctx.Err(); err != nil {

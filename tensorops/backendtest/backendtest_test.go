@@ -20,6 +20,8 @@ var allOps = []string{
 	"ProxStats/entropic", "ProxStats/euclidean", "ProxStats/box", "ProxStats/ball",
 	"Average/simplex", "Average/box", "Average/ball", "Average/lin",
 	"RegretMatch/rm+", "RegretMatch/prm+",
+	"BatchOperator", "BatchMulVec", "BatchMulTVec", "BatchCopy", "BatchAxpby",
+	"BatchProx/entropic", "BatchProx/euclidean", "BatchProxStats", "BatchAverage", "BatchRegretMatch",
 }
 
 // TestDeterministic checks that a seed fixes the inputs: two runs
@@ -213,6 +215,9 @@ func TestBrokenBackends(t *testing.T) {
 		{brokenBoxStart{cpu}, "Start/box", true},
 		{brokenBallStats{cpu}, "ProxStats/ball", true},
 		{brokenLin{cpu}, "Average/lin", true},
+		{brokenBatchSelection{cpu}, "BatchAxpby", true},
+		{brokenBatchEta{cpu}, "BatchProx/", false}, // 1×1: the prox of a one-point simplex ignores its step
+		{brokenBatchOrder{cpu}, "BatchProxStats", true},
 	}
 	shapes := [][2]int{{1, 1}, {1, 300}, {300, 1}, {7, 13}, {33, 65}, {257, 129}}
 	for _, c := range cases {
@@ -253,6 +258,42 @@ func TestBrokenBackends(t *testing.T) {
 			}
 		}
 	}
+}
+
+// brokenBatchSelection runs BatchAxpby on every game of the batch, not only
+// the selected ones.
+type brokenBatchSelection struct{ *tensorops.CPU }
+
+func (b brokenBatchSelection) BatchAxpby(dst tensorops.Vector, alpha []float64, x tensorops.Vector, beta []float64, y tensorops.Vector, sel tensorops.Selection) {
+	b.CPU.BatchAxpby(dst, alpha, x, beta, y, sel)
+	n := dst.Len() / sel.Games()
+	for k := range sel.Games() {
+		v := func(u tensorops.Vector) tensorops.Vector { return b.GameVector(u, n, k) }
+		b.Axpby(v(dst), alpha[0], v(x), beta[0], v(y))
+	}
+}
+
+// brokenBatchEta gives the selected games their steps in reverse order.
+type brokenBatchEta struct{ *tensorops.CPU }
+
+func (b brokenBatchEta) BatchProx(dst, center tensorops.Point, g tensorops.Vector, eta []float64, s tensorops.Setup, sel tensorops.Selection) {
+	rev := slices.Clone(eta)
+	slices.Reverse(rev)
+	b.CPU.BatchProx(dst, center, g, rev, s, sel)
+}
+
+// brokenBatchOrder returns the statistics of the first two selected games
+// swapped (results in index order instead of selection order).
+type brokenBatchOrder struct{ *tensorops.CPU }
+
+func (b brokenBatchOrder) BatchProxStats(dst []tensorops.BlockStats, w []float64, blocks []tensorops.ProxBlock, sel tensorops.Selection) error {
+	err := b.CPU.BatchProxStats(dst, w, blocks, sel)
+	if nb := len(blocks); sel.Len() >= 2 {
+		for j := range nb {
+			dst[j], dst[nb+j] = dst[nb+j], dst[j]
+		}
+	}
+	return err
 }
 
 // brokenSampled draws from the next counter's uniforms.

@@ -289,21 +289,7 @@ func (st *selfTest) prox() error {
 			if err != nil {
 				return err
 			}
-			wl, wp, scale := refLogProx(cl, gh, eta)
-			e.addVec(gl, wl, scale)
-			// A probability's relative error is its log-weight's absolute
-			// error. One that is 0 where it should not be, or the reverse,
-			// counts as an error of 1, unless its log-weight is within the
-			// tolerance of the 1e-300 cut, where either is right.
-			for i := range wp {
-				if (gp[i] == 0) != (wp[i] == 0) {
-					if math.Abs(wl[i]-tensorops.MinLogProb) > 10*tol*scale[i] {
-						e.max = max(e.max, 1)
-					}
-					continue
-				}
-				e.add(gp[i], wp[i], wp[i]*scale[i])
-			}
+			e.addLogProx(tol, gl, gp, cl, gh, eta)
 		}
 	}
 	st.record("Prox/entropic", tol, e)
@@ -371,6 +357,26 @@ func (st *selfTest) prox() error {
 	}
 	st.record("Prox/ball", tol, e)
 	return nil
+}
+
+// addLogProx records an entropic prox's log-weights gl and probabilities
+// gp against the reference from the centre cl with step eta g. A
+// probability's relative error is its log-weight's absolute error. One that
+// is 0 where it should not be, or the reverse, counts as an error of 1,
+// unless its log-weight is within the tolerance of the 1e-300 cut, where
+// either is right.
+func (e *errAccum) addLogProx(tol float64, gl, gp, cl, g []float64, eta float64) {
+	wl, wp, scale := refLogProx(cl, g, eta)
+	e.addVec(gl, wl, scale)
+	for i := range wp {
+		if (gp[i] == 0) != (wp[i] == 0) {
+			if math.Abs(wl[i]-tensorops.MinLogProb) > 10*tol*scale[i] {
+				e.max = max(e.max, 1)
+			}
+			continue
+		}
+		e.add(gp[i], wp[i], wp[i]*scale[i])
+	}
 }
 
 // checkProx runs Prox from the centre ch (the value of a point of a set
