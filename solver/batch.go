@@ -104,6 +104,14 @@ type BatchSettings struct {
 	// means GOMAXPROCS / Workers, at least 1. Small games want 1: their
 	// passes are too short to share.
 	Threads int
+	// Backend, when not nil, solves the batch in lockstep on it: the
+	// games' iterations advance together and each operation runs once for
+	// every game still running, as one batched call (one kernel launch on
+	// a device: see tensorops.Batched). Each game's step logic, stopping
+	// and result are still its own. nil means the per-core workers, the
+	// faster way on a CPU (see SolveBatch); Workers and Threads then do not
+	// apply. The caller keeps ownership of the backend.
+	Backend tensorops.Batched
 	// Done, when not nil, hears of every game as it finishes, in the
 	// order they finish, from the workers one at a time (its calls never
 	// overlap): a place to write results out as they come. r is the
@@ -208,6 +216,12 @@ func SolveBatch(ctx context.Context, bt *Batch, s *BatchSettings, m Method) ([]B
 		defer doneMu.Unlock()
 		bs.Done(k, &res[k])
 	}
+	if bs.Backend != nil {
+		if err := solveLockstep(ctx, bs.Backend, bt, &bs, m, res, report); err != nil {
+			return nil, err
+		}
+		return res, nil
+	}
 	for w := range workers {
 		wg.Go(func() {
 			be := tensorops.NewCPU(threads)
@@ -224,42 +238,50 @@ func SolveBatch(ctx context.Context, bt *Batch, s *BatchSettings, m Method) ([]B
 				if k >= bt.b {
 					return
 				}
-				r := &res[k]
-				if err := ctx.Err(); err != nil {
-					r.X, r.Status, r.Err = nil, Canceled, fmt.Errorf("solver: game %d not started: %w", k, err)
-					report(k)
-					continue
-				}
-				var err error
-				if game == nil {
-					if game, err = NewMatrixGame(bt.games[k]); err == nil {
-						if err = game.Place(be); err != nil {
-							game = nil
-						}
-					}
-				} else {
-					err = game.SetPayoff(bt.games[k])
-				}
+				err := ctx.Err()
 				if err == nil {
-					r.MaxAbs = game.MaxAbs()
-					settings.Init = bs.Settings.Init
-					if bs.Inits != nil && bs.Inits[k] != nil {
-						settings.Init = bs.Inits[k]
-					}
-					err = SolveInto(ctx, &r.Result, game, &settings, methods[w])
-				}
-				if err != nil {
-					r.Err = err
-					if !errors.Is(err, ErrMatrixFault) {
-						r.X, r.Row, r.Column = nil, nil, nil
+					if game == nil {
+						if game, err = NewMatrixGame(bt.games[k]); err == nil {
+							if err = game.Place(be); err != nil {
+								game = nil
+							}
+						}
+					} else {
+						err = game.SetPayoff(bt.games[k])
 					}
 				}
+				bs.solveGame(ctx, k, game, err, methods[w], &res[k], &settings)
 				report(k)
 			}
 		})
 	}
 	wg.Wait()
 	return res, nil
+}
+
+// solveGame solves game k, placed as game (err: why it could not be, or a
+// canceled context before it started), with method m into r.
+// settings is the caller's scratch copy of bs.Settings.
+func (bs *BatchSettings) solveGame(ctx context.Context, k int, game *MatrixGame, err error, m Method, r *BatchResult, settings *Settings) {
+	if err != nil {
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			r.X, r.Status, r.Err = nil, Canceled, fmt.Errorf("solver: game %d not started: %w", k, err)
+			return
+		}
+	} else {
+		r.MaxAbs = game.MaxAbs()
+		settings.Init = bs.Settings.Init
+		if bs.Inits != nil && bs.Inits[k] != nil {
+			settings.Init = bs.Inits[k]
+		}
+		err = SolveInto(ctx, &r.Result, game, settings, m)
+	}
+	if err != nil {
+		r.Err = err
+		if !errors.Is(err, ErrMatrixFault) {
+			r.X, r.Row, r.Column = nil, nil, nil
+		}
+	}
 }
 
 // cloneMethod returns a copy of m with the same knobs and a state of its

@@ -75,9 +75,13 @@ func solveAlone(t *testing.T, a *tensor.Dense, s *solver.Settings, name string) 
 
 // Every game of a batch gets, bit for bit, the result of solving it alone
 // with the same method and settings, whatever worker solved it after
-// whichever other games; a game with a NaN fails alone.
+// whichever other games, and as well in lockstep on a batched backend
+// (where games leave the selection as they finish); a game with a NaN
+// fails alone.
 func TestSolveBatchSameAsAlone(t *testing.T) {
 	const b, m, n, bad = 9, 23, 17, 4
+	lockstep := tensorops.NewCPU(2)
+	defer lockstep.Close()
 	for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
 		a := stack(t, dt, b, m, n, bad)
 		batch, err := solver.NewBatch(a)
@@ -89,52 +93,58 @@ func TestSolveBatchSameAsAlone(t *testing.T) {
 				if eps < 1e-4 && name != "auto" && name != "rm+" {
 					continue // the others take long to 1e-7, and the loop is the same
 				}
-				t.Run(fmt.Sprintf("%v/%s/%g", dt, name, eps), func(t *testing.T) {
-					s := &solver.Settings{RelGap: eps, MaxIterations: 20000}
-					meth, _ := solver.NewMethod(name)
-					var calls, inCall atomic.Int32
-					got, err := solver.SolveBatch(context.Background(), batch, &solver.BatchSettings{
-						Settings: *s, Workers: 3, Threads: 1,
-						Done: func(k int, r *solver.BatchResult) {
-							if inCall.Add(1) != 1 {
-								t.Error("Done calls overlap")
+				for _, path := range []string{"workers", "lockstep"} {
+					t.Run(fmt.Sprintf("%v/%s/%g/%s", dt, name, eps, path), func(t *testing.T) {
+						s := &solver.Settings{RelGap: eps, MaxIterations: 20000}
+						meth, _ := solver.NewMethod(name)
+						var calls, inCall atomic.Int32
+						var be tensorops.Batched
+						if path == "lockstep" {
+							be = lockstep
+						}
+						got, err := solver.SolveBatch(context.Background(), batch, &solver.BatchSettings{
+							Settings: *s, Workers: 3, Threads: 1, Backend: be,
+							Done: func(k int, r *solver.BatchResult) {
+								if inCall.Add(1) != 1 {
+									t.Error("Done calls overlap")
+								}
+								calls.Add(1)
+								inCall.Add(-1)
+							},
+						}, meth)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if len(got) != b || calls.Load() != b {
+							t.Fatalf("%d results, %d Done calls, want %d", len(got), calls.Load(), b)
+						}
+						for k := range b {
+							want, werr := solveAlone(t, batch.Game(k), s, name)
+							r := &got[k]
+							if k == bad {
+								if r.Err == nil || werr == nil || r.X != nil {
+									t.Fatalf("game %d with a NaN: batch error %v, alone %v", k, r.Err, werr)
+								}
+								continue
 							}
-							calls.Add(1)
-							inCall.Add(-1)
-						},
-					}, meth)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if len(got) != b || calls.Load() != b {
-						t.Fatalf("%d results, %d Done calls, want %d", len(got), calls.Load(), b)
-					}
-					for k := range b {
-						want, werr := solveAlone(t, batch.Game(k), s, name)
-						r := &got[k]
-						if k == bad {
-							if r.Err == nil || werr == nil || r.X != nil {
-								t.Fatalf("game %d with a NaN: batch error %v, alone %v", k, r.Err, werr)
+							if werr != nil || r.Err != nil {
+								t.Fatalf("game %d: batch error %v, alone %v", k, r.Err, werr)
 							}
-							continue
+							if !slices.Equal(r.X, want.X) || r.Gap != want.Gap || r.Iterations != want.Iterations ||
+								r.MatrixPasses != want.MatrixPasses || r.Status != want.Status || r.Route != want.Route ||
+								r.ValueLower != want.ValueLower || r.ValueUpper != want.ValueUpper {
+								t.Fatalf("game %d: batch gap %g, %d iterations, route %q; alone %g, %d, %q",
+									k, r.Gap, r.Iterations, r.Route, want.Gap, want.Iterations, want.Route)
+							}
+							if g, err := solver.NewMatrixGame(batch.Game(k)); err != nil || r.MaxAbs != g.MaxAbs() {
+								t.Fatalf("game %d: MaxAbs %g, the game's %v (%v)", k, r.MaxAbs, g, err)
+							}
+							if len(r.Row) != m || len(r.Column) != n {
+								t.Fatalf("game %d: strategies of lengths %d, %d", k, len(r.Row), len(r.Column))
+							}
 						}
-						if werr != nil || r.Err != nil {
-							t.Fatalf("game %d: batch error %v, alone %v", k, r.Err, werr)
-						}
-						if !slices.Equal(r.X, want.X) || r.Gap != want.Gap || r.Iterations != want.Iterations ||
-							r.MatrixPasses != want.MatrixPasses || r.Status != want.Status || r.Route != want.Route ||
-							r.ValueLower != want.ValueLower || r.ValueUpper != want.ValueUpper {
-							t.Fatalf("game %d: batch gap %g, %d iterations, route %q; alone %g, %d, %q",
-								k, r.Gap, r.Iterations, r.Route, want.Gap, want.Iterations, want.Route)
-						}
-						if g, err := solver.NewMatrixGame(batch.Game(k)); err != nil || r.MaxAbs != g.MaxAbs() {
-							t.Fatalf("game %d: MaxAbs %g, the game's %v (%v)", k, r.MaxAbs, g, err)
-						}
-						if len(r.Row) != m || len(r.Column) != n {
-							t.Fatalf("game %d: strategies of lengths %d, %d", k, len(r.Row), len(r.Column))
-						}
-					}
-				})
+					})
+				}
 			}
 		}
 	}
@@ -302,25 +312,159 @@ func TestSolveBatchAllocs(t *testing.T) {
 	}
 }
 
+// A lockstep batch allocates per game at its start (the game's lane,
+// method and views), never per iteration.
+func TestSolveBatchLockstepAllocs(t *testing.T) {
+	if solver.RaceEnabled {
+		t.Skip("the race detector's instrumentation allocates")
+	}
+	batch, err := solver.NewBatch(stack(t, tensor.Float64, 16, 12, 10, -1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpu := tensorops.NewCPU(2)
+	defer cpu.Close()
+	allocs := func(name string, iters int) float64 {
+		s := &solver.BatchSettings{Settings: solver.Settings{RelGap: 1e-300, MaxIterations: iters}, Backend: cpu}
+		return testing.AllocsPerRun(2, func() {
+			m, _ := solver.NewMethod(name)
+			if _, err := solver.SolveBatch(context.Background(), batch, s, m); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	for _, name := range []string{"rm+", "ga-smooth", "omwu"} {
+		few, many := allocs(name, 50), allocs(name, 1050)
+		t.Logf("%s: %.0f allocations for 50 iterations, %.0f for 1050", name, few, many)
+		if perIter := (many - few) / 1000; perIter >= 0.5 {
+			t.Errorf("%s: %.2f allocations an iteration", name, perIter)
+		}
+	}
+}
+
 func BenchmarkSolveBatch(b *testing.B) {
 	for _, c := range []struct {
 		games, n int
 		eps      float64
 	}{{256, 16, 1e-9}, {256, 64, 1e-6}} {
-		b.Run(fmt.Sprintf("%dx%d²/%g", c.games, c.n, c.eps), func(b *testing.B) {
-			batch, err := solver.NewBatch(stack(b, tensor.Float64, c.games, c.n, c.n, -1))
-			if err != nil {
-				b.Fatal(err)
-			}
-			s := &solver.BatchSettings{Settings: solver.Settings{RelGap: c.eps, MaxIterations: 1000000}}
-			b.ReportAllocs()
-			b.SetBytes(int64(c.games * c.n * c.n * 8))
-			for b.Loop() {
-				if _, err := solver.SolveBatch(context.Background(), batch, s, nil); err != nil {
+		for _, path := range []string{"workers", "lockstep"} {
+			b.Run(fmt.Sprintf("%dx%d²/%g/%s", c.games, c.n, c.eps, path), func(b *testing.B) {
+				batch, err := solver.NewBatch(stack(b, tensor.Float64, c.games, c.n, c.n, -1))
+				if err != nil {
 					b.Fatal(err)
 				}
+				s := &solver.BatchSettings{Settings: solver.Settings{RelGap: c.eps, MaxIterations: 1000000}}
+				if path == "lockstep" {
+					cpu := tensorops.NewCPU(0)
+					defer cpu.Close()
+					s.Backend = cpu
+				}
+				b.ReportAllocs()
+				b.SetBytes(int64(c.games * c.n * c.n * 8))
+				for b.Loop() {
+					if _, err := solver.SolveBatch(context.Background(), batch, s, nil); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(c.games)*float64(b.N)/b.Elapsed().Seconds(), "games/s")
+			})
+		}
+	}
+}
+
+// countingBackend counts the batched calls and the single-game passes a
+// lockstep batch makes.
+type countingBackend struct {
+	*tensorops.CPU
+	batched, single map[string]int
+}
+
+func (c *countingBackend) BatchOperator(fp, fq tensorops.Vector, a tensorops.BatchMatrix, p, q tensorops.Vector, sel tensorops.Selection) {
+	c.batched["pass"]++
+	c.CPU.BatchOperator(fp, fq, a, p, q, sel)
+}
+
+func (c *countingBackend) BatchMulVec(dst tensorops.Vector, a tensorops.BatchMatrix, q tensorops.Vector, sel tensorops.Selection) {
+	c.batched["pass"]++
+	c.CPU.BatchMulVec(dst, a, q, sel)
+}
+
+func (c *countingBackend) BatchMulTVec(dst tensorops.Vector, a tensorops.BatchMatrix, p tensorops.Vector, sel tensorops.Selection) {
+	c.batched["pass"]++
+	c.CPU.BatchMulTVec(dst, a, p, sel)
+}
+
+func (c *countingBackend) BatchProxStats(dst []tensorops.BlockStats, w []float64, blocks []tensorops.ProxBlock, sel tensorops.Selection) error {
+	c.batched["sync"]++
+	return c.CPU.BatchProxStats(dst, w, blocks, sel)
+}
+
+func (c *countingBackend) BatchAverage(dst []tensorops.GapStats, w []float64, blocks []tensorops.AvgBlock, sel tensorops.Selection) error {
+	c.batched["sync"]++
+	return c.CPU.BatchAverage(dst, w, blocks, sel)
+}
+
+func (c *countingBackend) Operator(fp, fq tensorops.Vector, a tensorops.Matrix, p, q tensorops.Vector) {
+	c.single["pass"]++
+	c.CPU.Operator(fp, fq, a, p, q)
+}
+
+func (c *countingBackend) MulVec(dst tensorops.Vector, a tensorops.Matrix, q tensorops.Vector) {
+	c.single["pass"]++
+	c.CPU.MulVec(dst, a, q)
+}
+
+func (c *countingBackend) MulTVec(dst tensorops.Vector, a tensorops.Matrix, p tensorops.Vector) {
+	c.single["pass"]++
+	c.CPU.MulTVec(dst, a, p)
+}
+
+func (c *countingBackend) ProxStats(dst []tensorops.BlockStats, w float64, blocks []tensorops.ProxBlock) error {
+	c.single["sync"]++
+	return c.CPU.ProxStats(dst, w, blocks)
+}
+
+func (c *countingBackend) Average(dst []tensorops.GapStats, w float64, blocks []tensorops.AvgBlock) error {
+	c.single["sync"]++
+	return c.CPU.Average(dst, w, blocks)
+}
+
+// In lockstep, the passes over the games' matrices and the trial
+// statistics run as one batched call for the whole batch: none per game,
+// and about as many calls as the slowest game makes alone (2 % more
+// allowed: a game that certifies or restarts at its own time runs that
+// step's calls alone).
+func TestSolveBatchLockstepCalls(t *testing.T) {
+	const b, m, n = 24, 16, 12
+	batch, err := solver.NewBatch(stack(t, tensor.Float64, b, m, n, -1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"rm+", "ga-smooth", "omwu"} {
+		cpu := tensorops.NewCPU(1)
+		be := &countingBackend{CPU: cpu, batched: map[string]int{}, single: map[string]int{}}
+		meth, _ := solver.NewMethod(name)
+		res, err := solver.SolveBatch(context.Background(), batch, &solver.BatchSettings{
+			Settings: solver.Settings{RelGap: 1e-4, MaxIterations: 5000}, Backend: be}, meth)
+		cpu.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		most, total := 0, 0
+		for k := range res {
+			if res[k].Err != nil {
+				t.Fatalf("%s game %d: %v", name, k, res[k].Err)
 			}
-			b.ReportMetric(float64(c.games)*float64(b.N)/b.Elapsed().Seconds(), "games/s")
-		})
+			most = max(most, res[k].MatrixPasses)
+			total += res[k].MatrixPasses
+		}
+		if be.single["pass"] != 0 || be.single["sync"] != 0 {
+			t.Errorf("%s: %d passes and %d statistics run game by game", name, be.single["pass"], be.single["sync"])
+		}
+		if got := be.batched["pass"]; got > most+most/50 || got == 0 {
+			t.Errorf("%s: %d batched passes for %d games, the slowest needing %d passes alone", name, got, b, most)
+		}
+		t.Logf("%s: %d batched passes (slowest game %d passes, all games %d), %d batched statistics",
+			name, be.batched["pass"], most, total, be.batched["sync"])
 	}
 }

@@ -71,8 +71,9 @@ type Batched interface {
 	// selected game.
 	BatchAverage(dst []GapStats, w []float64, blocks []AvgBlock, sel Selection) error
 	// BatchRegretMatch is RegretMatch for every selected game, with its own
-	// tiny[i].
-	BatchRegretMatch(x, r, u Vector, sign float64, tiny []float64, predictive bool, sel Selection)
+	// sign[i] and tiny[i] (the sign carries the game's scaling of its
+	// utilities).
+	BatchRegretMatch(x, r, u Vector, sign, tiny []float64, predictive bool, sel Selection)
 }
 
 // BatchMatrix is a batch of B payoff matrices of one shape held by a

@@ -151,7 +151,6 @@ type batchJob struct {
 	// signature; s1, s2 the per-game scalars.
 	v      [6][]float64
 	s1, s2 []float64
-	sign   float64
 	pred   bool
 	setup  Setup
 	// the statistics operations' blocks and results.
@@ -249,7 +248,7 @@ func (j *batchJob) game(w, i, k int) {
 				part(s[2], nn, k), part(s[3], nn, k), part(s[4], nn, k))
 		}
 	case bRegret:
-		regretMatch(part(v[0], n, k), part(v[1], n, k), part(v[2], n, k), j.sign, j.s1[i], j.pred)
+		regretMatch(part(v[0], n, k), part(v[1], n, k), part(v[2], n, k), j.s1[i], j.s2[i], j.pred)
 	}
 }
 
@@ -420,10 +419,10 @@ func batchSet(s Set, lin Vector, op string) {
 }
 
 // BatchRegretMatch performs every selected game's RM+ or PRM+ update.
-func (c *CPU) BatchRegretMatch(x, r, u Vector, sign float64, tiny []float64, predictive bool, sel Selection) {
-	j := c.prepare(bRegret, sel, tiny)
+func (c *CPU) BatchRegretMatch(x, r, u Vector, sign, tiny []float64, predictive bool, sel Selection) {
+	j := c.prepare(bRegret, sel, sign, tiny)
 	j.v[0], j.v[1], j.v[2] = vec(x), vec(r), vec(u)
-	j.sign, j.s1, j.pred = sign, tiny, predictive
+	j.s1, j.s2, j.pred = sign, tiny, predictive
 	j.n = blockLen(j.v[0], sel, "BatchRegretMatch")
 	batchLens("BatchRegretMatch", sel, j.n, j.v[1], j.v[2])
 	c.runBatch(3 * len(j.games) * j.n)

@@ -477,14 +477,18 @@ func (st *selfTest) batchAverage(bt *batch) error {
 	return nil
 }
 
-// batchRegretMatch checks BatchRegretMatch, RM+ and PRM+ with both signs,
-// each game with its own threshold: every other game's cannot be cleared,
-// so its x must stay as it was.
+// batchRegretMatch checks BatchRegretMatch, RM+ and PRM+, each game with
+// its own sign (both signs, scaled as the solver scales utilities) and
+// threshold: every other game's cannot be cleared, so its x must stay as it
+// was.
 func (st *selfTest) batchRegretMatch(bt *batch) error {
 	var e errAccum
 	for _, pred := range []bool{false, true} {
 		for k, n := range st.lens() {
-			sign := float64(1 - 2*k)
+			sign := make([]float64, len(bt.games))
+			for i := range sign {
+				sign[i] = float64(1-2*((k+i)%2)) * []float64{1, 0.37, 5}[i%3]
+			}
 			xh, x, err := st.bvecs(bt, func() []float64 { return st.simplex(n, 0.2) })
 			if err != nil {
 				return err
@@ -517,7 +521,7 @@ func (st *selfTest) batchRegretMatch(bt *batch) error {
 				return err
 			}
 			for i, g := range bt.games {
-				wx, wr, sr, sx := refRegretMatch(xh[g], rh[g], uh[g], sign, tiny[i], pred)
+				wx, wr, sr, sx := refRegretMatch(xh[g], rh[g], uh[g], sign[i], tiny[i], pred)
 				if tiny[i] == math.MaxFloat64 {
 					e.addBits(gx[g], wx)
 				} else {
