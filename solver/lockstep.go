@@ -80,6 +80,7 @@ const keyLen = 28
 type laneOp struct {
 	kind   laneKind
 	key    [keyLen]int32
+	hash   uint64 // of key, set when the lane stops for the flush
 	v      [5]*laneVec
 	mat    *laneMat
 	at     tensorops.Matrix
@@ -215,6 +216,9 @@ func (l *lane) resume() {
 	if _, ok := l.next(); !ok {
 		l.done = true
 	}
+	for i := range l.queue {
+		l.queue[i].hash = hashKey(&l.queue[i].key)
+	}
 }
 
 // wait hands control back to the dispatcher until the queued operations
@@ -226,6 +230,16 @@ func (l *lane) wait() error {
 	err := l.err
 	l.err = nil
 	return err
+}
+
+// hashKey is FNV-1a over the key's words.
+func hashKey(k *[keyLen]int32) uint64 {
+	h := uint64(14695981039346656037)
+	for _, w := range k {
+		h ^= uint64(uint32(w))
+		h *= 1099511628211
+	}
+	return h
 }
 
 // flush runs every lane's queue. Each lane has a cursor at its next
@@ -246,10 +260,10 @@ func (d *lockstep) flush() {
 			if l.cursor >= len(l.queue) {
 				continue
 			}
-			key, left := &l.queue[l.cursor].key, len(l.queue)-l.cursor
+			h, left := l.queue[l.cursor].hash, len(l.queue)-l.cursor
 			found := false
 			for i := range d.keys {
-				if d.keys[i].key == *key {
+				if d.keys[i].hash == h {
 					d.keys[i].count++
 					d.keys[i].left = max(d.keys[i].left, left)
 					found = true
@@ -257,7 +271,7 @@ func (d *lockstep) flush() {
 				}
 			}
 			if !found && len(d.keys) < maxKeys {
-				d.keys = append(d.keys, keyCount{key: *key, count: 1, left: left})
+				d.keys = append(d.keys, keyCount{hash: h, key: &l.queue[l.cursor].key, count: 1, left: left})
 			}
 		}
 		if len(d.keys) == 0 {
@@ -271,7 +285,7 @@ func (d *lockstep) flush() {
 		}
 		d.group = d.group[:0]
 		for _, l := range d.lanes {
-			if l.cursor < len(l.queue) && l.queue[l.cursor].key == d.keys[best].key {
+			if l.cursor < len(l.queue) && l.queue[l.cursor].hash == d.keys[best].hash && l.queue[l.cursor].key == *d.keys[best].key {
 				d.group = append(d.group, l)
 			}
 		}
@@ -286,12 +300,14 @@ func (d *lockstep) flush() {
 	}
 }
 
-// keyCount counts the cursors at one operation during a flush, and the
-// most operations any of their lanes has left; maxKeys
+// keyCount counts the cursors at one operation during a flush (told apart
+// by the hashes of their keys, and grouped only when the keys agree), and
+// the most operations any of their lanes has left; maxKeys
 // bounds the distinct operations looked at per step (the others wait for a
 // later step).
 type keyCount struct {
-	key         [keyLen]int32
+	hash        uint64
+	key         *[keyLen]int32
 	count, left int
 }
 

@@ -68,7 +68,9 @@ own flags override them.
 A file that holds many games of one shape, a 3-D .npy array (B, m, n) or an
 .npz archive of several arrays (given without --key), is solved as a batch:
 its games are dealt to --threads cores, one game per core from its first
-iteration to its certificate, each with the result it would have alone. It
+iteration to its certificate, each with the result it would have alone.
+With --device cuda they run in lockstep on the GPU instead: each operation
+of an iteration is one kernel launch for every game still running. It
 gives a line per game, with "index" (the game's position in the 3-D array or
 in the archive), "key" (its archive member) and "games" (how many the file
 holds); a game with a NaN or an infinite entry fails alone, and an archive's

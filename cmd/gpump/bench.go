@@ -39,10 +39,15 @@ With --games B it times a batch instead: B seeded uniform m×n games
 (entries in [-1, 1)) solved by solver.SolveBatch to relative gap --eps with
 the default method, a game per core, and reports games per second and the
 FLOP/s of their passes over the matrices (2mn multiply-adds per product).
+With --device cuda, or --lockstep on the CPU, the games run in lockstep
+(one batched call per operation for every running game); it then also
+reports the batched calls and the time spent in them, the rest being the
+host's share (the games' step logic and the dispatch).
 
 Examples:
    gpump bench
    gpump bench --games 4000 --m 64 --n 64 --eps 1e-6
+   gpump bench --games 4000 --m 64 --n 64 --eps 1e-6 --device cuda
    gpump bench --m 20000 --n 20000 --precision f32 --threads 2
    gpump bench --device cuda --m 32768 --n 32768 --precision f32`,
 		Flags: []cli.Flag{
@@ -56,6 +61,7 @@ Examples:
 			&cli.BoolFlag{Name: "json", Usage: "print the result as JSON"},
 			&cli.IntFlag{Name: "games", Usage: "time a batch of this many m×n games instead (see above)"},
 			&cli.Float64Flag{Name: "eps", Value: 1e-6, Usage: "with --games: the relative gap each game is solved to"},
+			&cli.BoolFlag{Name: "lockstep", Usage: "with --games on the CPU: run the batch in lockstep, as on a device"},
 		},
 		Action: benchAction,
 	}
@@ -145,6 +151,16 @@ type benchGamesOutput struct {
 	// game took: a lockstep batch would run that many.
 	SubgameSeconds float64 `json:"subgame_seconds"`
 	MaxIterations  int     `json:"max_iterations"`
+	// Device and Mode ("workers", "lockstep") say how the batch ran; in
+	// lockstep, BatchedCalls counts the batched operations (BatchedPasses
+	// the passes over the matrices among them), BackendSeconds the time
+	// spent in them and HostSeconds the rest.
+	Device         string  `json:"device"`
+	Mode           string  `json:"mode"`
+	BatchedCalls   int     `json:"batched_calls,omitempty"`
+	BatchedPasses  int     `json:"batched_passes,omitempty"`
+	BackendSeconds float64 `json:"backend_seconds,omitempty"`
+	HostSeconds    float64 `json:"host_seconds,omitempty"`
 }
 
 // benchGames times SolveBatch on seeded uniform games.
@@ -156,8 +172,8 @@ func benchGames(c *cli.Context, m, n int, dt tensor.Dtype) error {
 		return fmt.Errorf("--games must be at least 1, got %d", games)
 	case !(eps > 0 && eps < 1):
 		return fmt.Errorf("--eps must be in (0, 1), got %v", eps)
-	case c.String("device") != "cpu":
-		return fmt.Errorf("--games: batches run on the CPU, not --device %s", c.String("device"))
+	case c.Bool("lockstep") && c.String("device") != "cpu":
+		return fmt.Errorf("--lockstep is for the CPU: a batch on --device %s always runs in lockstep", c.String("device"))
 	}
 	if float64(m)*float64(n)*float64(games) > maxStackEntries {
 		return fmt.Errorf("--games %d of %d×%d is more than 2⁵⁰ entries", games, m, n)
@@ -178,15 +194,37 @@ func benchGames(c *cli.Context, m, n int, dt tensor.Dtype) error {
 		return err
 	}
 	workers := threadsOf(c)
+	var timed *timedBatched
+	if c.Bool("lockstep") || c.String("device") != "cpu" {
+		be, closeBe, err := openDevice(c.String("device"), workers)
+		if err != nil {
+			return err
+		}
+		defer closeBe()
+		bb, ok := be.(tensorops.Batched)
+		if !ok {
+			return fmt.Errorf("--device %s runs no batched operations", c.String("device"))
+		}
+		timed = &timedBatched{Batched: bb}
+	}
+	settings := &solver.BatchSettings{Settings: solver.Settings{RelGap: eps, MaxIterations: 1000000}, Workers: workers, Threads: 1}
+	if timed != nil {
+		settings.Backend = timed
+	}
 	t0 := time.Now()
-	res, err := solver.SolveBatch(c.Context, batch, &solver.BatchSettings{
-		Settings: solver.Settings{RelGap: eps, MaxIterations: 1000000}, Workers: workers, Threads: 1,
-	}, nil)
+	res, err := solver.SolveBatch(c.Context, batch, settings, nil)
 	if err != nil {
 		return err
 	}
 	el := time.Since(t0).Seconds()
-	out := benchGamesOutput{Games: games, M: m, N: n, Precision: precisionName(dt), Eps: eps, Workers: workers, Seconds: el, GamesPerSec: float64(games) / el}
+	out := benchGamesOutput{Games: games, M: m, N: n, Precision: precisionName(dt), Eps: eps, Workers: workers, Seconds: el, GamesPerSec: float64(games) / el,
+		Device: c.String("device"), Mode: "workers"}
+	if timed != nil {
+		out.Mode, out.Workers = "lockstep", 0
+		out.BatchedCalls, out.BatchedPasses = timed.calls, timed.passes
+		out.BackendSeconds = timed.spent.Seconds()
+		out.HostSeconds = el - out.BackendSeconds
+	}
 	passes := 0
 	for _, r := range res {
 		if r.Err != nil {
@@ -206,7 +244,14 @@ func benchGames(c *cli.Context, m, n int, dt tensor.Dtype) error {
 	if c.Bool("json") {
 		return writeJSON(c.App.Writer, &out)
 	}
-	fmt.Fprintf(c.App.Writer, "%d games of %d x %d %s to relative gap %g, %d workers: %.3f s, %.0f games/s\n", games, m, n, out.Precision, eps, workers, el, out.GamesPerSec)
+	how := fmt.Sprintf("%d workers", workers)
+	if timed != nil {
+		how = "lockstep on " + out.Device
+	}
+	fmt.Fprintf(c.App.Writer, "%d games of %d x %d %s to relative gap %g, %s: %.3f s, %.0f games/s\n", games, m, n, out.Precision, eps, how, el, out.GamesPerSec)
 	fmt.Fprintf(c.App.Writer, "converged %d, worst relative gap %.2g, %.0f passes a game, %.2f GFLOP/s in passes, %d subgame solves\n", out.Converged, out.WorstRelGap, out.MeanPasses, out.PassGFLOPs, out.SubgameSolves)
+	if timed != nil {
+		fmt.Fprintf(c.App.Writer, "%d batched calls (%d passes), %.3f s in them, %.3f s on the host\n", out.BatchedCalls, out.BatchedPasses, out.BackendSeconds, out.HostSeconds)
+	}
 	return nil
 }

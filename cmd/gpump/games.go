@@ -105,8 +105,6 @@ func batchedInput(j *job, kind string) (groups []group, bad []*batchLine, total 
 // batchable checks the flags of a job whose file holds many games.
 func batchable(j *job) error {
 	switch {
-	case j.device != "cpu":
-		return fmt.Errorf("%s holds many games: batches run on the CPU, not --device %s", j.path, j.device)
 	case j.sampled != nil:
 		return fmt.Errorf("%s holds many games: --oracle sampled is for one large game", j.path)
 	case j.initPath != "":
@@ -257,41 +255,47 @@ func solveGames(ctx context.Context, in *instance, j *job, groups []group, bad [
 		}
 		t0 := time.Now()
 		s := j.s
-		_, err = solver.SolveBatch(ctx, batch, &solver.BatchSettings{
-			Settings: s, Workers: min(threads, b), Threads: 1,
-			Done: func(k int, r *solver.BatchResult) {
-				line := &batchLine{Instance: in.name, Index: g.index[k], Games: total}
-				if g.keys != nil {
-					line.Key = g.keys[k]
-				}
-				own := in
-				if g.members != nil {
-					own = g.members[k]
-					line.Instance = own.name
-				}
-				switch {
-				case r.Err != nil && errors.Is(r.Err, context.Canceled) && r.X == nil:
-					line.Status, line.Error = "canceled", r.Err.Error()
-				case r.Err != nil && r.X == nil:
-					line.Status, line.Error = "error", r.Err.Error()
-					log.Error("game failed", "instance", in.name, "index", line.Index, "key", line.Key, "error", r.Err)
-				default:
-					out := gameOutput(r, j, batch, k, own)
-					out.LoadSeconds = g.load.Seconds()
-					line.Status, line.solveOutput = out.Status, out
-					if r.Err != nil {
-						line.Status, line.Error = "error", r.Err.Error()
+		dev, closeDev, err := batchDevice(j.device, threads)
+		if err == nil {
+			_, err = solver.SolveBatch(ctx, batch, &solver.BatchSettings{
+				Settings: s, Workers: min(threads, b), Threads: 1, Backend: dev,
+				Done: func(k int, r *solver.BatchResult) {
+					line := &batchLine{Instance: in.name, Index: g.index[k], Games: total}
+					if g.keys != nil {
+						line.Key = g.keys[k]
 					}
+					own := in
 					if g.members != nil {
-						strat.putSingle(own, line, r.Row, r.Column)
-					} else {
-						sink.put(line, k, r.Row, r.Column)
+						own = g.members[k]
+						line.Instance = own.name
 					}
-				}
-				emit(line)
-			},
-		}, j.method)
-		if err != nil { // the job's checks accept what SolveBatch takes
+					switch {
+					case r.Err != nil && errors.Is(r.Err, context.Canceled) && r.X == nil:
+						line.Status, line.Error = "canceled", r.Err.Error()
+					case r.Err != nil && r.X == nil:
+						line.Status, line.Error = "error", r.Err.Error()
+						log.Error("game failed", "instance", in.name, "index", line.Index, "key", line.Key, "error", r.Err)
+					default:
+						out := gameOutput(r, j, batch, k, own, dev)
+						out.LoadSeconds = g.load.Seconds()
+						line.Status, line.solveOutput = out.Status, out
+						if r.Err != nil {
+							line.Status, line.Error = "error", r.Err.Error()
+						}
+						if g.members != nil {
+							strat.putSingle(own, line, r.Row, r.Column)
+						} else {
+							sink.put(line, k, r.Row, r.Column)
+						}
+					}
+					emit(line)
+				},
+			}, j.method)
+			if cerr := closeDev(); err == nil {
+				err = cerr
+			}
+		}
+		if err != nil { // a device that failed; the job's checks accept what SolveBatch takes
 			for k := range b {
 				name := in.name
 				if g.members != nil {
@@ -377,12 +381,32 @@ func copyGame(dst *tensor.Dense, i int, src *tensor.Dense, k int) {
 	}
 }
 
-// gameOutput is the line of game k of a batch, the fields of gpump solve.
-func gameOutput(res *solver.BatchResult, j *job, batch *solver.Batch, k int, in *instance) *solveOutput {
+// batchDevice opens the backend of a batch on --device: nil for the CPU,
+// whose per-core workers solve a batch faster than a lockstep would; a
+// device's backend otherwise, which must run batched operations.
+func batchDevice(device string, threads int) (tensorops.Batched, func() error, error) {
+	if device == "cpu" {
+		return nil, func() error { return nil }, nil
+	}
+	be, closeBe, err := openDevice(device, threads)
+	if err != nil {
+		return nil, nil, err
+	}
+	bb, ok := be.(tensorops.Batched)
+	if !ok {
+		closeBe()
+		return nil, nil, fmt.Errorf("--device %s runs no batched operations: solve many games on the CPU", device)
+	}
+	return bb, closeBe, nil
+}
+
+// gameOutput is the line of game k of a batch, the fields of gpump solve;
+// dev is the batch's device (nil: the CPU's workers, one thread a game).
+func gameOutput(res *solver.BatchResult, j *job, batch *solver.Batch, k int, in *instance, dev tensorops.Batched) *solveOutput {
 	m, n := batch.Dims()
 	a := batch.Game(k)
 	s := j.s
-	return &solveOutput{
+	out := &solveOutput{
 		Status: res.Status.String(), Gap: res.Gap, RelativeGap: res.RelGap,
 		ValueLower: res.ValueLower, ValueUpper: res.ValueUpper,
 		Point: res.Point.String(), ColumnPoint: res.ColumnPoint.String(),
@@ -394,6 +418,13 @@ func gameOutput(res *solver.BatchResult, j *job, batch *solver.Batch, k int, in 
 		Precision: precisionName(a.Dtype()), MaxAbsEntry: res.MaxAbs, TargetRelativeGap: s.RelGap, TargetAbsoluteGap: s.AbsGap,
 		Device: "cpu", Threads: 1, Kernels: cpuKernels(),
 	}
+	if dev != nil {
+		out.Device, out.Kernels = dev.Name(), kernelsOf(dev)
+		if t, ok := dev.(interface{ Threads() int }); ok {
+			out.Threads = t.Threads()
+		}
+	}
+	return out
 }
 
 func formatOf(path string, j *job) string {
