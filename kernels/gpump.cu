@@ -328,6 +328,16 @@ __device__ __forceinline__ void gp_op_pass(
 //   DRAM), q (gy*n*8); writes rowPartial ceil(n/256)*m*8 (plus the same read
 //   back when a slice has more than one tile, i.e. n > 262144) and
 //   colPartial gy*n*8.
+//
+// gpump_op_mulvec_{f32,f64}: one pass over A for A q (row dots only).
+//   Same arguments and launch as gpump_op_fused (p and colPartial are not
+//   read and may be 0); then gpump_op_finish with sign +1 and fq = 0.
+//   Bytes: A m*n*s, q gy*n*8, rowPartial as in the fused kernel.
+//
+// gpump_op_multvec_{f32,f64}: one pass over A for A^T p (column sums only).
+//   Same arguments and launch as gpump_op_fused (q and rowPartial are not
+//   read and may be 0); then gpump_op_finish with fp = 0.
+//   Bytes: A m*n*s, p m*8, colPartial gy*n*8.
 #define GP_OP_KERNEL(NAME, T, ROWS, COLS)                                                      \
 	extern "C" __global__ void __launch_bounds__(GP_THREADS) NAME(                        \
 		const T *__restrict__ A, i64 m, i64 n,                                          \
@@ -340,22 +350,18 @@ __device__ __forceinline__ void gp_op_pass(
 					  rowsPerBlock, tilesPerSlice, gx, gy, red);              \
 	}
 
-GP_OP_KERNEL(gpump_op_fused_f32, float, true, true)
-GP_OP_KERNEL(gpump_op_fused_f64, double, true, true)
+// GP_OP_KINDS instantiates KERNEL(name, element type, ROWS, COLS) for the
+// three kinds of pass and both matrix types, named PREFIX{fused,mulvec,
+// multvec}_{f32,f64}.
+#define GP_OP_KINDS(KERNEL, PREFIX)                          \
+	KERNEL(PREFIX##fused_f32, float, true, true)         \
+	KERNEL(PREFIX##fused_f64, double, true, true)        \
+	KERNEL(PREFIX##mulvec_f32, float, true, false)       \
+	KERNEL(PREFIX##mulvec_f64, double, true, false)      \
+	KERNEL(PREFIX##multvec_f32, float, false, true)      \
+	KERNEL(PREFIX##multvec_f64, double, false, true)
 
-// gpump_op_mulvec_{f32,f64}: one pass over A for A q (row dots only).
-//   Same arguments and launch as gpump_op_fused (p and colPartial are not
-//   read and may be 0); then gpump_op_finish with sign +1 and fq = 0.
-//   Bytes: A m*n*s, q gy*n*8, rowPartial as in the fused kernel.
-GP_OP_KERNEL(gpump_op_mulvec_f32, float, true, false)
-GP_OP_KERNEL(gpump_op_mulvec_f64, double, true, false)
-
-// gpump_op_multvec_{f32,f64}: one pass over A for A^T p (column sums only).
-//   Same arguments and launch as gpump_op_fused (q and rowPartial are not
-//   read and may be 0); then gpump_op_finish with fp = 0.
-//   Bytes: A m*n*s, p m*8, colPartial gy*n*8.
-GP_OP_KERNEL(gpump_op_multvec_f32, float, false, true)
-GP_OP_KERNEL(gpump_op_multvec_f64, double, false, true)
+GP_OP_KINDS(GP_OP_KERNEL, gpump_op_)
 
 // gpump_op_finish: fp[i] = sign * sum_{bx<gx} rowPartial[bx*m + i] and
 // fq[j] = sum_{by<gy} colPartial[by*n + j], sums in index order of bx / by
@@ -1531,12 +1537,7 @@ __device__ __forceinline__ void gp_batch_op(const T *__restrict__ A, i64 m, i64 
 		gp_batch_op<T, ROWS, COLS>(A, m, n, p, q, fp, fq, games, count, red);                          \
 	}
 
-GP_BATCH_OP_KERNEL(gpump_batch_op_fused_f32, float, true, true)
-GP_BATCH_OP_KERNEL(gpump_batch_op_fused_f64, double, true, true)
-GP_BATCH_OP_KERNEL(gpump_batch_op_mulvec_f32, float, true, false)
-GP_BATCH_OP_KERNEL(gpump_batch_op_mulvec_f64, double, true, false)
-GP_BATCH_OP_KERNEL(gpump_batch_op_multvec_f32, float, false, true)
-GP_BATCH_OP_KERNEL(gpump_batch_op_multvec_f64, double, false, true)
+GP_OP_KINDS(GP_BATCH_OP_KERNEL, gpump_batch_op_)
 
 // gpump_batch_logprox: the entropic prox of every selected game (position
 // s, game g): l = c - eta[s] gv into dstLog, lse = max l + log sum exp(l -
@@ -1606,6 +1607,28 @@ __device__ __forceinline__ void gp_batch_stats_init(bool entropic, int (&ops)[GP
 //   ax, ag, nax, nag (each B*n), w (count), n, games, count.
 //   Launch: kernels.Batch(count).   Bytes: count*(10n*8 read (entropic; 7n*8
 //   Euclidean) + 2n*8 written + 80).
+// gp_batch_stats is the loop of the batched ProxStats kernels: for each
+// selected game (its vectors at offset o), elem(o, w[s], i, v) adds element
+// i to the record v, the block reduces it, and thread 0 writes its result
+// words of the given kind at out + s*outStride.
+template <typename Elem>
+__device__ __forceinline__ void gp_batch_stats(int kind, double *__restrict__ out, i64 outStride,
+					       const double *__restrict__ w, i64 n, const i64 *__restrict__ games,
+					       i64 count, double *sh, Elem elem)
+{
+	for (i64 s = blockIdx.x; s < count; s += gridDim.x) {
+		const i64 o = games[s] * n;
+		int ops[GP_REC];
+		double v[GP_REC];
+		gp_batch_stats_init(kind == GP_MODE_ENTROPIC, ops, v);
+		for (i64 i = threadIdx.x; i < n; i += blockDim.x)
+			elem(o, w[s], i, v);
+		gp_block_reduce<GP_REC>(v, ops, sh);
+		if (threadIdx.x == 0)
+			gp_stats_result(kind, GP_SIMPLEX, 0.0, v, out + s * outStride);
+	}
+}
+
 extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_batch_proxstats_entropic(
 	double *__restrict__ out, i64 outStride,
 	const double *__restrict__ py, const double *__restrict__ px, const double *__restrict__ pyn,
@@ -1616,18 +1639,11 @@ extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_batch_proxstats_e
 	const double *__restrict__ w, i64 n, const i64 *__restrict__ games, i64 count)
 {
 	__shared__ double sh[GP_REC * GP_WARP];
-	for (i64 s = blockIdx.x; s < count; s += gridDim.x) {
-		const i64 o = games[s] * n;
-		int ops[GP_REC];
-		double v[GP_REC];
-		gp_batch_stats_init(true, ops, v);
-		for (i64 i = threadIdx.x; i < n; i += blockDim.x)
-			gp_proxstats_entropic(py + o, px + o, pyn + o, ly + o, lx + o, lyn + o, mv + o, g + o,
-					      ax + o, ag + o, nax + o, nag + o, nullptr, w[s], i, v);
-		gp_block_reduce<GP_REC>(v, ops, sh);
-		if (threadIdx.x == 0)
-			gp_stats_result(GP_MODE_ENTROPIC, GP_SIMPLEX, 0.0, v, out + s * outStride);
-	}
+	gp_batch_stats(GP_MODE_ENTROPIC, out, outStride, w, n, games, count, sh,
+		       [&](i64 o, double ws, i64 i, double (&v)[GP_REC]) {
+			       gp_proxstats_entropic(py + o, px + o, pyn + o, ly + o, lx + o, lyn + o, mv + o, g + o,
+						     ax + o, ag + o, nax + o, nag + o, nullptr, ws, i, v);
+		       });
 }
 
 extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_batch_proxstats_euclidean(
@@ -1639,18 +1655,11 @@ extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_batch_proxstats_e
 	const double *__restrict__ w, i64 n, const i64 *__restrict__ games, i64 count)
 {
 	__shared__ double sh[GP_REC * GP_WARP];
-	for (i64 s = blockIdx.x; s < count; s += gridDim.x) {
-		const i64 o = games[s] * n;
-		int ops[GP_REC];
-		double v[GP_REC];
-		gp_batch_stats_init(false, ops, v);
-		for (i64 i = threadIdx.x; i < n; i += blockDim.x)
-			gp_proxstats_euclidean(GP_SIMPLEX, py + o, px + o, pyn + o, mv + o, g + o, ax + o, ag + o,
-					       nax + o, nag + o, nullptr, nullptr, nullptr, nullptr, w[s], i, v);
-		gp_block_reduce<GP_REC>(v, ops, sh);
-		if (threadIdx.x == 0)
-			gp_stats_result(GP_MODE_EUCLIDEAN, GP_SIMPLEX, 0.0, v, out + s * outStride);
-	}
+	gp_batch_stats(GP_MODE_EUCLIDEAN, out, outStride, w, n, games, count, sh,
+		       [&](i64 o, double ws, i64 i, double (&v)[GP_REC]) {
+			       gp_proxstats_euclidean(GP_SIMPLEX, py + o, px + o, pyn + o, mv + o, g + o, ax + o, ag + o,
+						      nax + o, nag + o, nullptr, nullptr, nullptr, nullptr, ws, i, v);
+		       });
 }
 
 // gpump_batch_average: Average of one strategy block (on the simplex, no

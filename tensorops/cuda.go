@@ -55,6 +55,9 @@ import (
 // then. Passing vectors of another backend, of the wrong length, or freed
 // ones panics, as does any use after Close but Free (a no-op then) and
 // Close.
+//
+// CUDA is Batched (cuda_batched.go): a batch of small games advances with
+// one launch per operation for all its selected games, a block per game.
 type CUDA struct {
 	w       *cudaWorker
 	info    CUDADeviceInfo

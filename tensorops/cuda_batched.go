@@ -457,6 +457,23 @@ func (c *CUDA) statsLaunch(k *cudaKernel, s *cudaSelection, n, j, nb int) launch
 	return l
 }
 
+// runBatchStats runs what BatchProxStats and BatchAverage share: the
+// result buffer for nb strategy blocks, the upload of the weights w, the
+// launches of block(j) for every strategy block j (none for an empty
+// selection), and the synchronization point. It returns the results of
+// every selected game, StatsWords per block. It does not keep block, so
+// the callers' closures stay on their stacks.
+func (c *CUDA) runBatchStats(s *cudaSelection, nb, ndst int, w []float64, op string, block func(j int)) ([]float64, error) {
+	if err := c.statsOut(s, nb, ndst, len(w), op); err != nil {
+		return nil, err
+	}
+	c.scalars(s, op, w)
+	for j := 0; j < nb && len(s.games) > 0; j++ {
+		block(j)
+	}
+	return c.statsSync(s, nb)
+}
+
 // statsSync is the synchronization point of the batched stats: one
 // device-to-host copy of every selected game's results.
 func (c *CUDA) statsSync(s *cudaSelection, nb int) ([]float64, error) {
@@ -485,14 +502,7 @@ func (c *CUDA) BatchProxStats(dst []BlockStats, w []float64, blocks []ProxBlock,
 		c.batchBlock(&b.Set, b.Lin, b.X.Value, s, "BatchProxStats")
 		c.checkProxBlock(b)
 	}
-	if err := c.statsOut(s, nb, len(dst), len(w), "BatchProxStats"); err != nil {
-		return err
-	}
-	c.scalars(s, "BatchProxStats", w)
-	for j := range blocks {
-		if len(s.games) == 0 {
-			break
-		}
+	h, err := c.runBatchStats(s, nb, len(dst), w, "BatchProxStats", func(j int) {
 		b := &blocks[j]
 		_, n := c.blockLen(b.X.Value, s, "BatchProxStats")
 		var l launch
@@ -507,8 +517,7 @@ func (c *CUDA) BatchProxStats(dst []BlockStats, w []float64, blocks []ProxBlock,
 		l.ptr(c.vec(b.M).ptr).ptr(c.vec(b.G).ptr).ptr(c.vec(b.AvgX).ptr).ptr(c.vec(b.AvgG).ptr).
 			ptr(c.vec(b.NewAvgX).ptr).ptr(c.vec(b.NewAvgG).ptr).ptr(s.scalar(0)).i64(int64(n))
 		c.submitGames(&l, s)
-	}
-	h, err := c.statsSync(s, nb)
+	})
 	if err != nil {
 		return err
 	}
@@ -532,22 +541,14 @@ func (c *CUDA) BatchAverage(dst []GapStats, w []float64, blocks []AvgBlock, sel 
 		c.batchBlock(&b.Set, b.Lin, b.G, s, "BatchAverage")
 		c.checkAvgBlock(b)
 	}
-	if err := c.statsOut(s, nb, len(dst), len(w), "BatchAverage"); err != nil {
-		return err
-	}
-	c.scalars(s, "BatchAverage", w)
-	for j := range blocks {
-		if len(s.games) == 0 {
-			break
-		}
+	h, err := c.runBatchStats(s, nb, len(dst), w, "BatchAverage", func(j int) {
 		b := &blocks[j]
 		g, n := c.blockLen(b.G, s, "BatchAverage")
 		l := c.statsLaunch(c.w.k.batchAverage, s, n, j, nb)
 		l.ptr(c.optVecN(b.X, g.n, "BatchAverage")).ptr(g.ptr).ptr(c.optVecN(b.AvgX, g.n, "BatchAverage")).
 			ptr(c.optVecN(b.AvgG, g.n, "BatchAverage")).ptr(s.scalar(0)).i64(int64(n))
 		c.submitGames(&l, s)
-	}
-	h, err := c.statsSync(s, nb)
+	})
 	if err != nil {
 		return err
 	}

@@ -47,31 +47,9 @@ func newBatchFixture(t *testing.T, c *tensorops.CUDA, cpu *tensorops.CPU, b, m, 
 	f := &batchFixture{t: t, c: c, cpu: cpu, b: b, m: m, n: n, games: games, rng: rand.New(rand.NewPCG(uint64(b*m), uint64(n)))}
 	var bt *tensor.Dense
 	if f32 {
-		d := make([]float32, b*m*n)
-		for i := range d {
-			d[i] = float32(2*f.rng.Float64() - 1)
-		}
-		bt = tensor.New(tensor.WithShape(b, m, n), tensor.WithBacking(d))
-		for k := range b {
-			ca, err := cpu.NewMatrix(tensor.New(tensor.WithShape(m, n), tensor.WithBacking(d[k*m*n:(k+1)*m*n])))
-			if err != nil {
-				t.Fatal(err)
-			}
-			f.ca = append(f.ca, ca)
-		}
+		bt, f.ca = batchTensor[float32](t, cpu, b, m, n, f.rng)
 	} else {
-		d := make([]float64, b*m*n)
-		for i := range d {
-			d[i] = 2*f.rng.Float64() - 1
-		}
-		bt = tensor.New(tensor.WithShape(b, m, n), tensor.WithBacking(d))
-		for k := range b {
-			ca, err := cpu.NewMatrix(tensor.New(tensor.WithShape(m, n), tensor.WithBacking(d[k*m*n:(k+1)*m*n])))
-			if err != nil {
-				t.Fatal(err)
-			}
-			f.ca = append(f.ca, ca)
-		}
+		bt, f.ca = batchTensor[float64](t, cpu, b, m, n, f.rng)
 	}
 	var err error
 	if f.a, err = c.NewBatchMatrix(bt); err != nil {
@@ -90,6 +68,24 @@ func newBatchFixture(t *testing.T, c *tensorops.CUDA, cpu *tensorops.CPU, b, m, 
 		}
 	})
 	return f
+}
+
+// batchTensor returns a (b, m, n) tensor of entries in [−1, 1) and its
+// games on the CPU backend.
+func batchTensor[T float32 | float64](t *testing.T, cpu *tensorops.CPU, b, m, n int, rng *rand.Rand) (*tensor.Dense, []tensorops.Matrix) {
+	d := make([]T, b*m*n)
+	for i := range d {
+		d[i] = T(2*rng.Float64() - 1)
+	}
+	var games []tensorops.Matrix
+	for k := range b {
+		ca, err := cpu.NewMatrix(tensor.New(tensor.WithShape(m, n), tensor.WithBacking(d[k*m*n:(k+1)*m*n])))
+		if err != nil {
+			t.Fatal(err)
+		}
+		games = append(games, ca)
+	}
+	return tensor.New(tensor.WithShape(b, m, n), tensor.WithBacking(d)), games
 }
 
 // vec makes a batch vector of block length n with values from gen (called
@@ -221,6 +217,20 @@ func (f *batchFixture) check(name string, tol float64, launches, htod, dtoh int6
 	f.reset()
 }
 
+// checkOp is check for an operation that returns nothing and is one
+// launch (with htod copies of scalars).
+func (f *batchFixture) checkOp(name string, tol float64, htod int64, batched func(),
+	single func(be tensorops.Backend, v func(*batchVec) tensorops.Vector, a tensorops.Matrix, i int)) {
+	f.t.Helper()
+	f.check(name, tol, 1, htod, 0, func() []float64 {
+		batched()
+		return nil
+	}, func(be tensorops.Backend, v func(*batchVec) tensorops.Vector, a tensorops.Matrix, i int) []float64 {
+		single(be, v, a, i)
+		return nil
+	})
+}
+
 // reset reloads every vector's initial value everywhere.
 func (f *batchFixture) reset() {
 	for _, v := range f.vecs {
@@ -253,32 +263,24 @@ func gapWords(dst []tensorops.GapStats) []float64 {
 // single-game operations.
 func runBatchOps(f *batchFixture) {
 	c, m, n, sel := f.c, f.m, f.n, f.sel
-	k := len(f.games)
 	p, q := f.vec(m, f.simplex), f.vec(n, f.simplex)
 	fp, fq := f.vec(m, f.signed), f.vec(n, f.signed)
-	g1 := func(v *batchVec) tensorops.Vector { return v.g1 }
 
 	// The pass over A.
-	f.check("BatchOperator", 1e-13, 1, 0, 0, func() []float64 {
+	f.checkOp("BatchOperator", 1e-13, 0, func() {
 		c.BatchOperator(fp.g1, fq.g1, f.a, p.g1, q.g1, sel)
-		return nil
-	}, func(be tensorops.Backend, v func(*batchVec) tensorops.Vector, a tensorops.Matrix, _ int) []float64 {
+	}, func(be tensorops.Backend, v func(*batchVec) tensorops.Vector, a tensorops.Matrix, _ int) {
 		be.Operator(v(fp), v(fq), a, v(p), v(q))
-		return nil
 	})
-	f.check("BatchMulVec", 1e-13, 1, 0, 0, func() []float64 {
+	f.checkOp("BatchMulVec", 1e-13, 0, func() {
 		c.BatchMulVec(fp.g1, f.a, q.g1, sel)
-		return nil
-	}, func(be tensorops.Backend, v func(*batchVec) tensorops.Vector, a tensorops.Matrix, _ int) []float64 {
+	}, func(be tensorops.Backend, v func(*batchVec) tensorops.Vector, a tensorops.Matrix, _ int) {
 		be.MulVec(v(fp), a, v(q))
-		return nil
 	})
-	f.check("BatchMulTVec", 1e-13, 1, 0, 0, func() []float64 {
+	f.checkOp("BatchMulTVec", 1e-13, 0, func() {
 		c.BatchMulTVec(fq.g1, f.a, p.g1, sel)
-		return nil
-	}, func(be tensorops.Backend, v func(*batchVec) tensorops.Vector, a tensorops.Matrix, _ int) []float64 {
+	}, func(be tensorops.Backend, v func(*batchVec) tensorops.Vector, a tensorops.Matrix, _ int) {
 		be.MulTVec(v(fq), a, v(p))
-		return nil
 	})
 
 	// The prox-mappings, each game with its own step.
@@ -286,20 +288,16 @@ func runBatchOps(f *batchFixture) {
 	cl, cv := f.vec(m, f.logSimplex), f.vec(m, f.simplex)
 	dl, dv := f.vec(m, f.signed), f.vec(m, f.signed)
 	gm := f.vec(m, f.signed)
-	f.check("BatchProx entropic", 1e-12, 1, 1, 0, func() []float64 {
+	f.checkOp("BatchProx entropic", 1e-12, 1, func() {
 		c.BatchProx(tensorops.Point{State: dl.g1, Value: dv.g1}, tensorops.Point{State: cl.g1, Value: cv.g1}, gm.g1, eta, tensorops.Entropic, sel)
-		return nil
-	}, func(be tensorops.Backend, v func(*batchVec) tensorops.Vector, _ tensorops.Matrix, i int) []float64 {
+	}, func(be tensorops.Backend, v func(*batchVec) tensorops.Vector, _ tensorops.Matrix, i int) {
 		be.Prox(tensorops.Point{State: v(dl), Value: v(dv)}, tensorops.Point{State: v(cl), Value: v(cv)}, v(gm), eta[i], tensorops.Set{Setup: tensorops.Entropic})
-		return nil
 	})
 	cn, dn, gn := f.vec(n, f.simplex), f.vec(n, f.signed), f.vec(n, f.signed)
-	f.check("BatchProx euclidean", 1e-13, 1, 1, 0, func() []float64 {
+	f.checkOp("BatchProx euclidean", 1e-13, 1, func() {
 		c.BatchProx(tensorops.Point{State: dn.g1, Value: dn.g1}, tensorops.Point{State: cn.g1, Value: cn.g1}, gn.g1, eta, tensorops.Euclidean, sel)
-		return nil
-	}, func(be tensorops.Backend, v func(*batchVec) tensorops.Vector, _ tensorops.Matrix, i int) []float64 {
+	}, func(be tensorops.Backend, v func(*batchVec) tensorops.Vector, _ tensorops.Matrix, i int) {
 		be.Prox(tensorops.Point{State: v(dn), Value: v(dn)}, tensorops.Point{State: v(cn), Value: v(cn)}, v(gn), eta[i], tensorops.Set{Setup: tensorops.Euclidean})
-		return nil
 	})
 
 	// ProxStats: block 0 entropic (length m), block 1 Euclidean (length n).
@@ -324,19 +322,10 @@ func runBatchOps(f *batchFixture) {
 		}
 		return []tensorops.ProxBlock{pb(b0, tensorops.Entropic), pb(b1, tensorops.Euclidean)}
 	}
-	f.check("BatchProxStats", 1e-12, 2, 1, 1, func() []float64 {
-		dst := make([]tensorops.BlockStats, 2*k)
-		if err := c.BatchProxStats(dst, w, blocks(g1), sel); err != nil {
-			f.t.Fatal(err)
-		}
-		return statsWords(dst)
-	}, func(be tensorops.Backend, v func(*batchVec) tensorops.Vector, _ tensorops.Matrix, i int) []float64 {
-		dst := make([]tensorops.BlockStats, 2)
-		if err := be.ProxStats(dst, w[i], blocks(v)); err != nil {
-			f.t.Fatal(err)
-		}
-		return statsWords(dst)
-	})
+	checkStats(f, "BatchProxStats", 1e-12, c.BatchProxStats, blocks, w, statsWords,
+		func(be tensorops.Backend) func([]tensorops.BlockStats, float64, []tensorops.ProxBlock) error {
+			return be.ProxStats
+		})
 
 	// Average: block 0 with both averages, block 1 without (MinAvgG NaN).
 	avg := func(v func(*batchVec) tensorops.Vector) []tensorops.AvgBlock {
@@ -345,19 +334,10 @@ func runBatchOps(f *batchFixture) {
 			{Set: tensorops.Set{Setup: tensorops.Euclidean}, G: v(b1.g)},
 		}
 	}
-	f.check("BatchAverage", 1e-13, 2, 1, 1, func() []float64 {
-		dst := make([]tensorops.GapStats, 2*k)
-		if err := c.BatchAverage(dst, w, avg(g1), sel); err != nil {
-			f.t.Fatal(err)
-		}
-		return gapWords(dst)
-	}, func(be tensorops.Backend, v func(*batchVec) tensorops.Vector, _ tensorops.Matrix, i int) []float64 {
-		dst := make([]tensorops.GapStats, 2)
-		if err := be.Average(dst, w[i], avg(v)); err != nil {
-			f.t.Fatal(err)
-		}
-		return gapWords(dst)
-	})
+	checkStats(f, "BatchAverage", 1e-13, c.BatchAverage, avg, w, gapWords,
+		func(be tensorops.Backend) func([]tensorops.GapStats, float64, []tensorops.AvgBlock) error {
+			return be.Average
+		})
 
 	// Regret matching, both variants, each game with its own tiny.
 	tiny := f.perGame(1e-12)
@@ -369,41 +349,49 @@ func runBatchOps(f *batchFixture) {
 		return v
 	}), f.vec(n, f.signed)
 	for _, pred := range []bool{false, true} {
-		f.check(fmt.Sprintf("BatchRegretMatch predictive=%v", pred), 1e-13, 1, 1, 0, func() []float64 {
+		f.checkOp(fmt.Sprintf("BatchRegretMatch predictive=%v", pred), 1e-13, 1, func() {
 			c.BatchRegretMatch(rx.g1, rr.g1, ru.g1, -0.7, tiny, pred, sel)
-			return nil
-		}, func(be tensorops.Backend, v func(*batchVec) tensorops.Vector, _ tensorops.Matrix, i int) []float64 {
+		}, func(be tensorops.Backend, v func(*batchVec) tensorops.Vector, _ tensorops.Matrix, i int) {
 			be.RegretMatch(v(rx), v(rr), v(ru), -0.7, tiny[i], pred)
-			return nil
 		})
 	}
 
 	// Copy and Axpby (dst aliasing x), each game with its own alpha, beta.
 	alpha, beta := f.perGame(2), f.perGame(-0.5)
-	f.check("BatchCopy", 0, 1, 0, 0, func() []float64 {
+	f.checkOp("BatchCopy", 0, 0, func() {
 		c.BatchCopy(fp.g1, dv.g1, sel)
-		return nil
-	}, func(be tensorops.Backend, v func(*batchVec) tensorops.Vector, _ tensorops.Matrix, _ int) []float64 {
+	}, func(be tensorops.Backend, v func(*batchVec) tensorops.Vector, _ tensorops.Matrix, _ int) {
 		be.Copy(v(fp), v(dv))
-		return nil
 	})
-	f.check("BatchAxpby", 1e-15, 1, 1, 0, func() []float64 {
+	f.checkOp("BatchAxpby", 1e-15, 1, func() {
 		c.BatchAxpby(fp.g1, alpha, fp.g1, beta, dv.g1, sel)
-		return nil
-	}, func(be tensorops.Backend, v func(*batchVec) tensorops.Vector, _ tensorops.Matrix, i int) []float64 {
+	}, func(be tensorops.Backend, v func(*batchVec) tensorops.Vector, _ tensorops.Matrix, i int) {
 		be.Axpby(v(fp), alpha[i], v(fp), beta[i], v(dv))
-		return nil
 	})
 }
 
-// everyThird returns b−1, b−4, ...: a selection in decreasing order that
-// skips two games of three.
-func everyThird(b int) []int {
-	var out []int
-	for g := b - 1; g >= 0; g -= 3 {
-		out = append(out, g)
-	}
-	return out
+// checkStats is f.check for BatchProxStats (S = BlockStats, B =
+// ProxBlock) and BatchAverage (GapStats, AvgBlock) with two strategy
+// blocks made by blocks: two launches, one copy of the weights, one copy
+// of the results.
+func checkStats[S, B any](f *batchFixture, name string, tol float64,
+	batched func([]S, []float64, []B, tensorops.Selection) error,
+	blocks func(func(*batchVec) tensorops.Vector) []B, w []float64, words func([]S) []float64,
+	single func(tensorops.Backend) func([]S, float64, []B) error) {
+	f.t.Helper()
+	f.check(name, tol, 2, 1, 1, func() []float64 {
+		dst := make([]S, 2*len(f.games))
+		if err := batched(dst, w, blocks(func(v *batchVec) tensorops.Vector { return v.g1 }), f.sel); err != nil {
+			f.t.Fatal(err)
+		}
+		return words(dst)
+	}, func(be tensorops.Backend, v func(*batchVec) tensorops.Vector, _ tensorops.Matrix, i int) []float64 {
+		dst := make([]S, 2)
+		if err := single(be)(dst, w[i], blocks(v)); err != nil {
+			f.t.Fatal(err)
+		}
+		return words(dst)
+	})
 }
 
 // Every Batched operation gives, on each selected game, what the
@@ -422,7 +410,7 @@ func TestCUDABatched(t *testing.T) {
 		games   []int
 	}{
 		{1, 1, 1, []int{0}}, {3, 1, 300, []int{2, 0}}, {3, 300, 1, []int{1}}, {3, 5, 7, []int{0, 1, 2}},
-		{37, 16, 16, everyThird(37)}, {3, 300, 5, []int{2, 1}}, {2, 64, 64, []int{1}}, {4, 7, 3, nil},
+		{37, 16, 16, []int{36, 33, 30, 27, 24, 21, 18, 15, 12, 9, 6, 3, 0}}, {3, 300, 5, []int{2, 1}}, {2, 64, 64, []int{1}}, {4, 7, 3, nil},
 	} {
 		for _, f32 := range []bool{false, true} {
 			t.Run(fmt.Sprintf("B=%d/%dx%d/f32=%v", tc.b, tc.m, tc.n, f32), func(t *testing.T) {
@@ -438,13 +426,20 @@ func TestCUDABatched(t *testing.T) {
 	}
 }
 
-// Select uploads the indices only when they change; the batched pass and
-// prox allocate nothing on the Go heap.
-func TestCUDABatchedSelectAndAllocs(t *testing.T) {
-	c := newTestCUDA(t)
+// newBatchTest makes a backend and a batch of b float64 games of m×n with
+// the given selection.
+func newBatchTest(t *testing.T, b, m, n int, games []int) *batchFixture {
+	t.Helper()
 	cpu := tensorops.NewCPU(1)
-	defer cpu.Close()
-	f := newBatchFixture(t, c, cpu, 5, 20, 30, false, []int{4, 1})
+	t.Cleanup(func() { cpu.Close() })
+	return newBatchFixture(t, newTestCUDA(t), cpu, b, m, n, false, games)
+}
+
+// Select uploads the indices only when they change; the batched
+// operations allocate nothing on the Go heap (after their first use).
+func TestCUDABatchedSelectAndAllocs(t *testing.T) {
+	f := newBatchTest(t, 5, 20, 30, []int{4, 1})
+	c := f.c
 	before := c.TestCounts()
 	if err := c.Select(f.sel, []int{4, 1}); err != nil {
 		t.Fatal(err)
@@ -463,14 +458,23 @@ func TestCUDABatchedSelectAndAllocs(t *testing.T) {
 	}
 	p, q := f.vec(20, f.simplex), f.vec(30, f.simplex)
 	fp, fq := f.vec(20, f.signed), f.vec(30, f.signed)
-	d, g := f.vec(30, f.signed), f.vec(30, f.signed)
+	d, g, r := f.vec(30, f.signed), f.vec(30, f.signed), f.vec(30, f.signed)
+	ax, ag := f.vec(30, f.signed), f.vec(30, f.signed)
 	eta := []float64{0.1, 0.2}
+	avg := []tensorops.AvgBlock{{Set: tensorops.Set{Setup: tensorops.Euclidean}, X: q.g1, G: g.g1, AvgX: ax.g1, AvgG: ag.g1}}
+	gs := make([]tensorops.GapStats, 2)
 	if a := testing.AllocsPerRun(5, func() {
 		c.BatchOperator(fp.g1, fq.g1, f.a, p.g1, q.g1, f.sel)
 		c.BatchProx(tensorops.Point{State: d.g1, Value: d.g1}, tensorops.Point{State: q.g1, Value: q.g1}, g.g1, eta, tensorops.Euclidean, f.sel)
+		c.BatchRegretMatch(d.g1, r.g1, g.g1, -1, eta, true, f.sel)
+		c.BatchAxpby(d.g1, eta, d.g1, eta, g.g1, f.sel)
+		c.BatchCopy(d.g1, g.g1, f.sel)
+		if err := c.BatchAverage(gs, eta, avg, f.sel); err != nil {
+			t.Fatal(err)
+		}
 		c.Operator(c.GameVector(fp.g2, 20, 3), c.GameVector(fq.g2, 30, 3), c.GameMatrix(f.a, 3), c.GameVector(p.g2, 20, 3), c.GameVector(q.g2, 30, 3))
 	}); a != 0 {
-		t.Errorf("a batched pass, prox and a pass on views allocate %v times", a)
+		t.Errorf("batched operations and a pass on views allocate %v times", a)
 	}
 }
 
@@ -478,10 +482,8 @@ func TestCUDABatchedSelectAndAllocs(t *testing.T) {
 // foreign or freed selection, views of a freed parent; freeing a view does
 // nothing.
 func TestCUDABatchedMisuse(t *testing.T) {
-	c := newTestCUDA(t)
-	cpu := tensorops.NewCPU(1)
-	defer cpu.Close()
-	f := newBatchFixture(t, c, cpu, 3, 4, 5, false, []int{0, 2})
+	f := newBatchTest(t, 3, 4, 5, []int{0, 2})
+	c := f.c
 	x, g := f.vec(5, f.simplex), f.vec(5, f.signed)
 	short := f.vec(4, f.signed)
 	pt := tensorops.Point{State: x.g1, Value: x.g1}

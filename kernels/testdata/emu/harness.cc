@@ -979,6 +979,14 @@ static vec per_game(i64 count, double base)
 	return v;
 }
 
+// The batched pass kernels by kind (0 fused, 1 mulvec, 2 multvec) and type.
+template <typename T>
+using BatchOpFn = void (*)(const T *, i64, i64, const double *, const double *, double *, double *, const i64 *, i64);
+static const BatchOpFn<float> batchOpF32[3] = {gpump_batch_op_fused_f32, gpump_batch_op_mulvec_f32, gpump_batch_op_multvec_f32};
+static const BatchOpFn<double> batchOpF64[3] = {gpump_batch_op_fused_f64, gpump_batch_op_mulvec_f64, gpump_batch_op_multvec_f64};
+static BatchOpFn<float> batch_op_fn(int kind, const float *) { return batchOpF32[kind]; }
+static BatchOpFn<double> batch_op_fn(int kind, const double *) { return batchOpF64[kind]; }
+
 template <typename T>
 static void batch_op(const BShape &s, const char *dt)
 {
@@ -993,25 +1001,7 @@ static void batch_op(const BShape &s, const char *dt)
 		fq = fq0;
 		const double *pp = kind != 1 ? p.data() : nullptr, *qp = kind != 2 ? q.data() : nullptr;
 		double *fpp = kind != 2 ? fp.data() : nullptr, *fqp = kind != 1 ? fq.data() : nullptr;
-		launch(grid, GP_THREADS, [&] {
-			if (sizeof(T) == 4) {
-				const float *a = (const float *)A.data();
-				if (kind == 0)
-					gpump_batch_op_fused_f32(a, m, n, pp, qp, fpp, fqp, s.games.data(), count);
-				else if (kind == 1)
-					gpump_batch_op_mulvec_f32(a, m, n, pp, qp, fpp, fqp, s.games.data(), count);
-				else
-					gpump_batch_op_multvec_f32(a, m, n, pp, qp, fpp, fqp, s.games.data(), count);
-			} else {
-				const double *a = (const double *)A.data();
-				if (kind == 0)
-					gpump_batch_op_fused_f64(a, m, n, pp, qp, fpp, fqp, s.games.data(), count);
-				else if (kind == 1)
-					gpump_batch_op_mulvec_f64(a, m, n, pp, qp, fpp, fqp, s.games.data(), count);
-				else
-					gpump_batch_op_multvec_f64(a, m, n, pp, qp, fpp, fqp, s.games.data(), count);
-			}
-		});
+		launch(grid, GP_THREADS, [&] { batch_op_fn(kind, A.data())(A.data(), m, n, pp, qp, fpp, fqp, s.games.data(), count); });
 	};
 	vec fp, fq, fp2, fq2, mv, mvq, mtp, mtv;
 	run(0, s.grid, fp, fq);
