@@ -283,6 +283,9 @@ func (c *CUDA) freeBatched(ptrs []cu.DevicePtr, x any) []cu.DevicePtr {
 // scalars uploads one operation's per-game scalars (one or two slices of
 // Len() values) into s.scal: one synchronous cuMemcpyHtoD, its error kept
 // for the next synchronization point. Slice i lands at s.scal + 8·i·Len().
+// Every operation reuses s.scal: a cuMemcpyHtoD from pageable memory on
+// the legacy default stream waits for the kernels before it (those that
+// read the previous scalars) and returns once hscal has been read.
 func (c *CUDA) scalars(s *cudaSelection, op string, vs ...[]float64) {
 	k := len(s.games)
 	for i, v := range vs {

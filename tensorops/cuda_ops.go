@@ -353,22 +353,28 @@ func (c *CUDA) Free(xs ...any) {
 		switch v := x.(type) {
 		case nil:
 		case *cudaVector:
-			if v == nil || v.freed || v.root != nil {
+			if v == nil || v.freed {
 				continue
 			}
 			if v.w != c.w {
 				panic("tensorops: cuda: Free of a vector of another CUDA backend")
+			}
+			if v.root != nil {
+				continue // a view: its root owns the memory
 			}
 			if v.ptr != 0 {
 				ptrs = append(ptrs, v.ptr)
 			}
 			v.freed, v.ptr = true, 0
 		case *cudaMatrix:
-			if v == nil || v.freed || v.batch != nil {
+			if v == nil || v.freed {
 				continue
 			}
 			if v.w != c.w {
 				panic("tensorops: cuda: Free of a matrix of another CUDA backend")
+			}
+			if v.batch != nil {
+				continue // a view: its batch owns the memory
 			}
 			ptrs = append(ptrs, v.a, v.rowPart, v.colPart)
 			v.freed, v.a, v.rowPart, v.colPart = true, 0, 0, 0
