@@ -203,6 +203,105 @@ __device__ __forceinline__ double gp_reduce_partials(int op, const double *parti
 // Shared memory: 16 KiB static (COLS kernels), none dynamic.
 // ---------------------------------------------------------------------------
 
+// gp_op_unit does one work unit: rows [r0, r1) and tiles [t0, t1) (slice
+// bx, row block by) as described above. Every thread of the block calls it.
+template <typename T, bool ROWS, bool COLS>
+__device__ __forceinline__ void gp_op_unit(
+	const T *__restrict__ A, i64 m, i64 n,
+	const double *__restrict__ p, const double *__restrict__ q,
+	double *__restrict__ rowPartial, double *__restrict__ colPartial,
+	i64 r0, i64 r1, i64 t0, i64 t1, i64 bx, i64 by,
+	double (*red)[GP_TILE])
+{
+	const int lane = threadIdx.x & (GP_WARP - 1), warp = threadIdx.x / GP_WARP;
+	if (ROWS && t0 >= t1) {
+		// An empty slice (only if the shape was not made by kernels.go):
+		// its partials must still be defined.
+		for (i64 i = r0 + threadIdx.x; i < r1; i += blockDim.x)
+			rowPartial[bx * m + i] = 0.0;
+	}
+	for (i64 t = t0; t < t1; t++) {
+		const i64 c0 = t * GP_TILE;
+		double qr[GP_COLS_PER_LANE];
+		double acc[GP_COLS_PER_LANE];
+#pragma unroll
+		for (int k = 0; k < GP_COLS_PER_LANE; k++) {
+			const i64 col = c0 + lane + GP_WARP * k;
+			qr[k] = (ROWS && col < n) ? q[col] : 0.0;
+			acc[k] = 0.0;
+		}
+		// Two rows per iteration (i and i + 8) so that a lane has 16
+		// independent loads of A in flight; rows are still accumulated in
+		// the order r0 + w, r0 + w + 8, ...
+		for (i64 i = r0 + warp; i < r1; i += 2 * GP_WARPS) {
+			const i64 i2 = i + GP_WARPS;
+			const bool two = i2 < r1; // uniform across the warp
+			double prev0 = 0.0, prev1 = 0.0;
+			if (ROWS && lane == 0 && t > t0) {
+				// Issued before the loads of A, which hide its latency.
+				prev0 = rowPartial[bx * m + i];
+				if (two)
+					prev1 = rowPartial[bx * m + i2];
+			}
+			const T *row0 = A + i * n + c0;
+			const T *row1 = A + i2 * n + c0;
+			T a0[GP_COLS_PER_LANE], a1[GP_COLS_PER_LANE];
+#pragma unroll
+			for (int k = 0; k < GP_COLS_PER_LANE; k++) {
+				const i64 col = lane + GP_WARP * k;
+				const bool in = c0 + col < n;
+				a0[k] = in ? __ldg(row0 + col) : (T)0;
+				a1[k] = (in && two) ? __ldg(row1 + col) : (T)0;
+			}
+			if (ROWS) {
+				double d0 = 0.0, d1 = 0.0;
+#pragma unroll
+				for (int k = 0; k < GP_COLS_PER_LANE; k++) {
+					d0 = fma((double)a0[k], qr[k], d0);
+					d1 = fma((double)a1[k], qr[k], d1);
+				}
+#pragma unroll
+				for (int o = GP_WARP / 2; o > 0; o >>= 1) {
+					d0 += __shfl_xor_sync(GP_FULL_MASK, d0, o);
+					d1 += __shfl_xor_sync(GP_FULL_MASK, d1, o);
+				}
+				if (lane == 0) {
+					rowPartial[bx * m + i] = prev0 + d0;
+					if (two)
+						rowPartial[bx * m + i2] = prev1 + d1;
+				}
+			}
+			if (COLS) {
+				const double p0 = p[i];
+#pragma unroll
+				for (int k = 0; k < GP_COLS_PER_LANE; k++)
+					acc[k] = fma(p0, (double)a0[k], acc[k]);
+				if (two) {
+					const double p1 = p[i2];
+#pragma unroll
+					for (int k = 0; k < GP_COLS_PER_LANE; k++)
+						acc[k] = fma(p1, (double)a1[k], acc[k]);
+				}
+			}
+		}
+		if (COLS) {
+#pragma unroll
+			for (int k = 0; k < GP_COLS_PER_LANE; k++)
+				red[warp][lane + GP_WARP * k] = acc[k];
+			__syncthreads();
+			// blockDim.x == GP_TILE: thread j owns column c0 + j.
+			const i64 col = c0 + threadIdx.x;
+			double s = red[0][threadIdx.x];
+#pragma unroll
+			for (int w = 1; w < GP_WARPS; w++)
+				s += red[w][threadIdx.x];
+			if (col < n)
+				colPartial[by * n + col] = s;
+			__syncthreads();
+		}
+	}
+}
+
 template <typename T, bool ROWS, bool COLS>
 __device__ __forceinline__ void gp_op_pass(
 	const T *__restrict__ A, i64 m, i64 n,
@@ -211,101 +310,12 @@ __device__ __forceinline__ void gp_op_pass(
 	i64 rowsPerBlock, i64 tilesPerSlice, i64 gx, i64 gy,
 	double (*red)[GP_TILE])
 {
-	const int lane = threadIdx.x & (GP_WARP - 1), warp = threadIdx.x / GP_WARP;
 	const i64 tilesN = (n + GP_TILE - 1) / GP_TILE;
-	const i64 units = gx * gy;
-	for (i64 u = blockIdx.x; u < units; u += gridDim.x) {
+	for (i64 u = blockIdx.x; u < gx * gy; u += gridDim.x) {
 		const i64 bx = u % gx, by = u / gx;
-		const i64 r0 = by * rowsPerBlock;
-		const i64 r1 = min(m, r0 + rowsPerBlock);
-		const i64 t0 = bx * tilesPerSlice;
-		const i64 t1 = min(tilesN, t0 + tilesPerSlice);
-		if (ROWS && t0 >= t1) {
-			// An empty slice (only if the shape was not made by kernels.go):
-			// its partials must still be defined.
-			for (i64 i = r0 + threadIdx.x; i < r1; i += blockDim.x)
-				rowPartial[bx * m + i] = 0.0;
-		}
-		for (i64 t = t0; t < t1; t++) {
-			const i64 c0 = t * GP_TILE;
-			double qr[GP_COLS_PER_LANE];
-			double acc[GP_COLS_PER_LANE];
-#pragma unroll
-			for (int k = 0; k < GP_COLS_PER_LANE; k++) {
-				const i64 col = c0 + lane + GP_WARP * k;
-				qr[k] = (ROWS && col < n) ? q[col] : 0.0;
-				acc[k] = 0.0;
-			}
-			// Two rows per iteration (i and i + 8) so that a lane has 16
-			// independent loads of A in flight; rows are still accumulated in
-			// the order r0 + w, r0 + w + 8, ...
-			for (i64 i = r0 + warp; i < r1; i += 2 * GP_WARPS) {
-				const i64 i2 = i + GP_WARPS;
-				const bool two = i2 < r1; // uniform across the warp
-				double prev0 = 0.0, prev1 = 0.0;
-				if (ROWS && lane == 0 && t > t0) {
-					// Issued before the loads of A, which hide its latency.
-					prev0 = rowPartial[bx * m + i];
-					if (two)
-						prev1 = rowPartial[bx * m + i2];
-				}
-				const T *row0 = A + i * n + c0;
-				const T *row1 = A + i2 * n + c0;
-				T a0[GP_COLS_PER_LANE], a1[GP_COLS_PER_LANE];
-#pragma unroll
-				for (int k = 0; k < GP_COLS_PER_LANE; k++) {
-					const i64 col = lane + GP_WARP * k;
-					const bool in = c0 + col < n;
-					a0[k] = in ? __ldg(row0 + col) : (T)0;
-					a1[k] = (in && two) ? __ldg(row1 + col) : (T)0;
-				}
-				if (ROWS) {
-					double d0 = 0.0, d1 = 0.0;
-#pragma unroll
-					for (int k = 0; k < GP_COLS_PER_LANE; k++) {
-						d0 = fma((double)a0[k], qr[k], d0);
-						d1 = fma((double)a1[k], qr[k], d1);
-					}
-#pragma unroll
-					for (int o = GP_WARP / 2; o > 0; o >>= 1) {
-						d0 += __shfl_xor_sync(GP_FULL_MASK, d0, o);
-						d1 += __shfl_xor_sync(GP_FULL_MASK, d1, o);
-					}
-					if (lane == 0) {
-						rowPartial[bx * m + i] = prev0 + d0;
-						if (two)
-							rowPartial[bx * m + i2] = prev1 + d1;
-					}
-				}
-				if (COLS) {
-					const double p0 = p[i];
-#pragma unroll
-					for (int k = 0; k < GP_COLS_PER_LANE; k++)
-						acc[k] = fma(p0, (double)a0[k], acc[k]);
-					if (two) {
-						const double p1 = p[i2];
-#pragma unroll
-						for (int k = 0; k < GP_COLS_PER_LANE; k++)
-							acc[k] = fma(p1, (double)a1[k], acc[k]);
-					}
-				}
-			}
-			if (COLS) {
-#pragma unroll
-				for (int k = 0; k < GP_COLS_PER_LANE; k++)
-					red[warp][lane + GP_WARP * k] = acc[k];
-				__syncthreads();
-				// blockDim.x == GP_TILE: thread j owns column c0 + j.
-				const i64 col = c0 + threadIdx.x;
-				double s = red[0][threadIdx.x];
-#pragma unroll
-				for (int w = 1; w < GP_WARPS; w++)
-					s += red[w][threadIdx.x];
-				if (col < n)
-					colPartial[by * n + col] = s;
-				__syncthreads();
-			}
-		}
+		const i64 r0 = by * rowsPerBlock, t0 = bx * tilesPerSlice;
+		gp_op_unit<T, ROWS, COLS>(A, m, n, p, q, rowPartial, colPartial, r0, min(m, r0 + rowsPerBlock),
+					  t0, min(tilesN, t0 + tilesPerSlice), bx, by, red);
 	}
 }
 
@@ -318,6 +328,16 @@ __device__ __forceinline__ void gp_op_pass(
 //   DRAM), q (gy*n*8); writes rowPartial ceil(n/256)*m*8 (plus the same read
 //   back when a slice has more than one tile, i.e. n > 262144) and
 //   colPartial gy*n*8.
+//
+// gpump_op_mulvec_{f32,f64}: one pass over A for A q (row dots only).
+//   Same arguments and launch as gpump_op_fused (p and colPartial are not
+//   read and may be 0); then gpump_op_finish with sign +1 and fq = 0.
+//   Bytes: A m*n*s, q gy*n*8, rowPartial as in the fused kernel.
+//
+// gpump_op_multvec_{f32,f64}: one pass over A for A^T p (column sums only).
+//   Same arguments and launch as gpump_op_fused (q and rowPartial are not
+//   read and may be 0); then gpump_op_finish with fp = 0.
+//   Bytes: A m*n*s, p m*8, colPartial gy*n*8.
 #define GP_OP_KERNEL(NAME, T, ROWS, COLS)                                                      \
 	extern "C" __global__ void __launch_bounds__(GP_THREADS) NAME(                        \
 		const T *__restrict__ A, i64 m, i64 n,                                          \
@@ -330,22 +350,18 @@ __device__ __forceinline__ void gp_op_pass(
 					  rowsPerBlock, tilesPerSlice, gx, gy, red);              \
 	}
 
-GP_OP_KERNEL(gpump_op_fused_f32, float, true, true)
-GP_OP_KERNEL(gpump_op_fused_f64, double, true, true)
+// GP_OP_KINDS instantiates KERNEL(name, element type, ROWS, COLS) for the
+// three kinds of pass and both matrix types, named PREFIX{fused,mulvec,
+// multvec}_{f32,f64}.
+#define GP_OP_KINDS(KERNEL, PREFIX)                          \
+	KERNEL(PREFIX##fused_f32, float, true, true)         \
+	KERNEL(PREFIX##fused_f64, double, true, true)        \
+	KERNEL(PREFIX##mulvec_f32, float, true, false)       \
+	KERNEL(PREFIX##mulvec_f64, double, true, false)      \
+	KERNEL(PREFIX##multvec_f32, float, false, true)      \
+	KERNEL(PREFIX##multvec_f64, double, false, true)
 
-// gpump_op_mulvec_{f32,f64}: one pass over A for A q (row dots only).
-//   Same arguments and launch as gpump_op_fused (p and colPartial are not
-//   read and may be 0); then gpump_op_finish with sign +1 and fq = 0.
-//   Bytes: A m*n*s, q gy*n*8, rowPartial as in the fused kernel.
-GP_OP_KERNEL(gpump_op_mulvec_f32, float, true, false)
-GP_OP_KERNEL(gpump_op_mulvec_f64, double, true, false)
-
-// gpump_op_multvec_{f32,f64}: one pass over A for A^T p (column sums only).
-//   Same arguments and launch as gpump_op_fused (q and rowPartial are not
-//   read and may be 0); then gpump_op_finish with fp = 0.
-//   Bytes: A m*n*s, p m*8, colPartial gy*n*8.
-GP_OP_KERNEL(gpump_op_multvec_f32, float, false, true)
-GP_OP_KERNEL(gpump_op_multvec_f64, double, false, true)
+GP_OP_KINDS(GP_OP_KERNEL, gpump_op_)
 
 // gpump_op_finish: fp[i] = sign * sum_{bx<gx} rowPartial[bx*m + i] and
 // fq[j] = sum_{by<gy} colPartial[by*n + j], sums in index order of bx / by
@@ -506,6 +522,34 @@ extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_box_prox(
 // dstLog may alias c.
 //   Arguments: partial (2*chunks), dstLog, c, g, eta, n, chunkLen.
 //   Bytes: reads 2n*8 (+ n*8 re-read of dstLog, L1/L2), writes n*8 + chunks*16.
+// gp_logprox_range writes l_i = c_i - eta g_i to dstLog for i in [lo, hi)
+// (thread t takes lo + t, lo + t + blockDim, ...) and gives every thread of
+// the block mx = max_i l_i and s = sum_i exp(l_i - mx).
+__device__ __forceinline__ void gp_logprox_range(double *dstLog, const double *c, const double *g, double eta,
+						 i64 lo, i64 hi, double *sh, double &mx, double &s)
+{
+	mx = -gp_inf();
+	for (i64 i = lo + threadIdx.x; i < hi; i += blockDim.x) {
+		const double l = c[i] - eta * g[i];
+		dstLog[i] = l;
+		mx = gp_max(mx, l);
+	}
+	mx = gp_block_reduce1(OP_MAX, mx, sh);
+	s = 0.0;
+	for (i64 j = lo + threadIdx.x; j < hi; j += blockDim.x)
+		s += exp(dstLog[j] - mx); // the thread's own writes
+	s = gp_block_reduce1(OP_SUM, s, sh);
+}
+
+// gp_logprox_store normalizes element i: dstLog_i -= lse, dstProb_i =
+// exp(dstLog_i), or 0 below log(1e-300).
+__device__ __forceinline__ void gp_logprox_store(double *dstLog, double *dstProb, i64 i, double lse)
+{
+	const double v = dstLog[i] - lse;
+	dstLog[i] = v;
+	dstProb[i] = v < GP_MIN_LOG_PROB ? 0.0 : exp(v);
+}
+
 extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_logprox_partial(
 	double *__restrict__ partial, double *dstLog, const double *c, const double *g,
 	double eta, i64 n, i64 chunkLen)
@@ -514,18 +558,8 @@ extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_logprox_partial(
 	const i64 chunks = gp_chunks(n, chunkLen);
 	GP_FOR_CHUNK(b, chunks)
 	{
-		double mx = -gp_inf();
-		GP_FOR_IN_CHUNK(i, b, chunkLen, n)
-		{
-			const double l = c[i] - eta * g[i];
-			dstLog[i] = l;
-			mx = gp_max(mx, l);
-		}
-		mx = gp_block_reduce1(OP_MAX, mx, sh);
-		double s = 0.0;
-		GP_FOR_IN_CHUNK(j, b, chunkLen, n)
-		s += exp(dstLog[j] - mx); // the thread's own writes
-		s = gp_block_reduce1(OP_SUM, s, sh);
+		double mx, s;
+		gp_logprox_range(dstLog, c, g, eta, b * chunkLen, min(n, (b + 1) * chunkLen), sh, mx, s);
 		if (threadIdx.x == 0) {
 			partial[2 * b] = mx;
 			partial[2 * b + 1] = s;
@@ -552,11 +586,7 @@ extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_logprox_finish(
 	const double S = gp_block_reduce1(OP_SUM, s, sh);
 	const double lse = M + log(S);
 	GP_FOR_EACH(i, n)
-	{
-		const double v = dstLog[i] - lse;
-		dstLog[i] = v;
-		dstProb[i] = v < GP_MIN_LOG_PROB ? 0.0 : exp(v);
-	}
+	gp_logprox_store(dstLog, dstProb, i, lse);
 }
 
 // gpump_ball_partial: first half of the Euclidean ball prox (centre o,
@@ -697,6 +727,51 @@ __device__ __forceinline__ void gp_write_record(double *partial, i64 b, const do
 	}
 }
 
+// gp_proxstats_entropic adds element i's terms to the record v of
+// gpump_proxstats_entropic (see there) and writes its new averages.
+__device__ __forceinline__ void gp_proxstats_entropic(
+	const double *__restrict__ py, const double *__restrict__ px, const double *__restrict__ pyn,
+	const double *__restrict__ ly, const double *__restrict__ lx, const double *__restrict__ lyn,
+	const double *__restrict__ mv, const double *__restrict__ g,
+	const double *__restrict__ ax, const double *__restrict__ ag,
+	double *__restrict__ nax, double *__restrict__ nag, const double *__restrict__ lin,
+	double w, i64 i, double (&v)[GP_REC])
+{
+	const double x = px[i], y = py[i], yn = pyn[i], gi = g[i];
+	const double lxi = lx[i];
+	double nx;
+	const double a = gp_avg_update(i, w, x, gi, ax, ag, nax, nag, nx);
+	gp_set_terms(GP_SIMPLEX, i, gi, a, x, nx, nullptr, nullptr, nullptr, lin, v);
+	v[6] = fma(x, lxi - ly[i], v[6]);
+	v[7] = fma(yn, lyn[i] - lxi, v[7]);
+	v[8] += fabs(x - y);
+	v[9] += fabs(x - yn);
+	const double d = gi - mv[i];
+	v[10] = gp_max(v[10], fabs(d));
+	v[11] = fma(d, x - yn, v[11]);
+}
+
+// gp_proxstats_euclidean is gp_proxstats_entropic for
+// gpump_proxstats_euclidean.
+__device__ __forceinline__ void gp_proxstats_euclidean(
+	int set, const double *__restrict__ py, const double *__restrict__ px, const double *__restrict__ pyn,
+	const double *__restrict__ mv, const double *__restrict__ g,
+	const double *__restrict__ ax, const double *__restrict__ ag,
+	double *__restrict__ nax, double *__restrict__ nag,
+	const double *__restrict__ lo, const double *__restrict__ hi, const double *__restrict__ o,
+	const double *__restrict__ lin, double w, i64 i, double (&v)[GP_REC])
+{
+	const double x = px[i], gi = g[i];
+	const double dy = x - py[i], dn = x - pyn[i], d = gi - mv[i];
+	double nx;
+	const double a = gp_avg_update(i, w, x, gi, ax, ag, nax, nag, nx);
+	gp_set_terms(set, i, gi, a, x, nx, lo, hi, o, lin, v);
+	v[8] = fma(dy, dy, v[8]);
+	v[9] = fma(dn, dn, v[9]);
+	v[10] = fma(d, d, v[10]);
+	v[11] = fma(d, dn, v[11]);
+}
+
 // gpump_proxstats_entropic: stage one of ProxStats for an entropic block (on
 // the simplex). Per element (x = x_t, y = y_{t-1}, yn = y_t; p* probabilities,
 // l* log-weights):
@@ -723,20 +798,7 @@ extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_proxstats_entropi
 	{
 		double v[GP_REC] = {gp_inf(), gp_inf(), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 		GP_FOR_IN_CHUNK(i, b, chunkLen, n)
-		{
-			const double x = px[i], y = py[i], yn = pyn[i], gi = g[i];
-			const double lxi = lx[i];
-			double nx;
-			const double a = gp_avg_update(i, w, x, gi, ax, ag, nax, nag, nx);
-			gp_set_terms(GP_SIMPLEX, i, gi, a, x, nx, nullptr, nullptr, nullptr, lin, v);
-			v[6] = fma(x, lxi - ly[i], v[6]);
-			v[7] = fma(yn, lyn[i] - lxi, v[7]);
-			v[8] += fabs(x - y);
-			v[9] += fabs(x - yn);
-			const double d = gi - mv[i];
-			v[10] = gp_max(v[10], fabs(d));
-			v[11] = fma(d, x - yn, v[11]);
-		}
+		gp_proxstats_entropic(py, px, pyn, ly, lx, lyn, mv, g, ax, ag, nax, nag, lin, w, i, v);
 		gp_block_reduce<GP_REC>(v, ops, sh);
 		gp_write_record(partial, b, v);
 	}
@@ -771,19 +833,35 @@ extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_proxstats_euclide
 		double v[GP_REC] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 		gp_set_ops(set, ops, v);
 		GP_FOR_IN_CHUNK(i, b, chunkLen, n)
-		{
-			const double x = px[i], gi = g[i];
-			const double dy = x - py[i], dn = x - pyn[i], d = gi - mv[i];
-			double nx;
-			const double a = gp_avg_update(i, w, x, gi, ax, ag, nax, nag, nx);
-			gp_set_terms(set, i, gi, a, x, nx, lo, hi, o, lin, v);
-			v[8] = fma(dy, dy, v[8]);
-			v[9] = fma(dn, dn, v[9]);
-			v[10] = fma(d, d, v[10]);
-			v[11] = fma(d, dn, v[11]);
-		}
+		gp_proxstats_euclidean(set, py, px, pyn, mv, g, ax, ag, nax, nag, lo, hi, o, lin, w, i, v);
 		gp_block_reduce<GP_REC>(v, ops, sh);
 		gp_write_record(partial, b, v);
+	}
+}
+
+// gp_average adds element i's terms to the record v (fields [0] to [5]) of
+// gpump_average_partial and updates its averages in place.
+__device__ __forceinline__ void gp_average(int set, const double *__restrict__ x, const double *__restrict__ g,
+					   double *__restrict__ ax, double *__restrict__ ag,
+					   const double *__restrict__ lo, const double *__restrict__ hi,
+					   const double *__restrict__ o, const double *__restrict__ lin, double w, i64 i,
+					   double (&v)[6])
+{
+	const double gi = g[i];
+	gp_support(set, gi, i, lo, hi, o, v[0], v[2]);
+	double nx = 0.0;
+	if (ax) {
+		nx = ax[i] + w * (x[i] - ax[i]);
+		ax[i] = nx;
+	}
+	if (ag) {
+		const double a = ag[i] + w * (gi - ag[i]);
+		ag[i] = a;
+		gp_support(set, a, i, lo, hi, o, v[1], v[3]);
+	}
+	if (lin) {
+		v[4] = fma(lin[i], x[i], v[4]);
+		v[5] = fma(lin[i], nx, v[5]);
 	}
 }
 
@@ -812,24 +890,7 @@ extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_average_partial(
 		double v[6] = {0, 0, 0, 0, 0, 0};
 		gp_set_ops(set, ops, v);
 		GP_FOR_IN_CHUNK(i, b, chunkLen, n)
-		{
-			const double gi = g[i];
-			gp_support(set, gi, i, lo, hi, o, v[0], v[2]);
-			double nx = 0.0;
-			if (ax) {
-				nx = ax[i] + w * (x[i] - ax[i]);
-				ax[i] = nx;
-			}
-			if (ag) {
-				const double a = ag[i] + w * (gi - ag[i]);
-				ag[i] = a;
-				gp_support(set, a, i, lo, hi, o, v[1], v[3]);
-			}
-			if (lin) {
-				v[4] = fma(lin[i], x[i], v[4]);
-				v[5] = fma(lin[i], nx, v[5]);
-			}
-		}
+		gp_average(set, x, g, ax, ag, lo, hi, o, lin, w, i, v);
 		gp_block_reduce<6>(v, ops, sh);
 		if (threadIdx.x == 0) {
 #pragma unroll
@@ -848,6 +909,49 @@ enum {
 	GP_MODE_CURRENT = 3,   // records of gpump_average_partial without ag: MinAvgG = NaN
 	GP_MODE_SET_SHIFT = 2, // mode >> 2: GP_SIMPLEX, GP_BOX or GP_BALL
 };
+
+// gp_stats_result turns a reduced record v of the given kind (GP_MODE_*)
+// and set into the GP_OUT result words at res (see gpump_stats_finish).
+__device__ __forceinline__ void gp_stats_result(int kind, int set, double radius, const double (&v)[GP_REC],
+						double *__restrict__ res)
+{
+	double r[GP_OUT];
+	r[0] = v[0];
+	r[1] = v[1];
+	if (set == GP_BALL) {
+		r[0] -= radius * sqrt(v[2]);
+		r[1] -= radius * sqrt(v[3]);
+	}
+	r[2] = v[4];
+	r[3] = v[5];
+	switch (kind) {
+	case GP_MODE_ENTROPIC:
+		r[4] = gp_max(v[6], 0.0);
+		r[5] = gp_max(v[7], 0.0);
+		r[6] = v[8];
+		r[7] = v[9];
+		r[8] = v[10];
+		r[9] = v[11];
+		break;
+	case GP_MODE_EUCLIDEAN:
+		r[4] = gp_max(v[8] / 2, 0.0);
+		r[5] = gp_max(v[9] / 2, 0.0);
+		r[6] = sqrt(v[8]);
+		r[7] = sqrt(v[9]);
+		r[8] = sqrt(v[10]);
+		r[9] = v[11];
+		break;
+	default:
+		if (kind == GP_MODE_CURRENT)
+			r[1] = gp_nan();
+#pragma unroll
+		for (int k = 4; k < GP_OUT; k++)
+			r[k] = 0.0;
+	}
+#pragma unroll
+	for (int k = 0; k < GP_OUT; k++)
+		res[k] = r[k];
+}
 
 // gpump_stats_finish: block k (k = blockIdx.x < 2) reduces the chunks_k
 // records at partial_k in chunk order and writes GP_OUT doubles at out +
@@ -888,45 +992,8 @@ extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_stats_finish(
 			v[k] = gp_combine(ops[k], v[k], partial[j * GP_REC + k]);
 	}
 	gp_block_reduce<GP_REC>(v, ops, sh);
-	if (threadIdx.x != 0)
-		return;
-	double r[GP_OUT];
-	r[0] = v[0];
-	r[1] = v[1];
-	if (set == GP_BALL) {
-		r[0] -= radius * sqrt(v[2]);
-		r[1] -= radius * sqrt(v[3]);
-	}
-	r[2] = v[4];
-	r[3] = v[5];
-	switch (kind) {
-	case GP_MODE_ENTROPIC:
-		r[4] = gp_max(v[6], 0.0);
-		r[5] = gp_max(v[7], 0.0);
-		r[6] = v[8];
-		r[7] = v[9];
-		r[8] = v[10];
-		r[9] = v[11];
-		break;
-	case GP_MODE_EUCLIDEAN:
-		r[4] = gp_max(v[8] / 2, 0.0);
-		r[5] = gp_max(v[9] / 2, 0.0);
-		r[6] = sqrt(v[8]);
-		r[7] = sqrt(v[9]);
-		r[8] = sqrt(v[10]);
-		r[9] = v[11];
-		break;
-	default:
-		if (kind == GP_MODE_CURRENT)
-			r[1] = gp_nan();
-#pragma unroll
-		for (int k = 4; k < GP_OUT; k++)
-			r[k] = 0.0;
-	}
-	double *res = out + GP_OUT * blockIdx.x;
-#pragma unroll
-	for (int k = 0; k < GP_OUT; k++)
-		res[k] = r[k];
+	if (threadIdx.x == 0)
+		gp_stats_result(kind, set, radius, v, out + GP_OUT * blockIdx.x);
 }
 
 // ---------------------------------------------------------------------------
@@ -985,11 +1052,11 @@ __device__ __forceinline__ void gp_sum_above(const double *v, i64 n, double tau,
 //   below 10; a single block streams n*8 bytes in about n*8/(50 GB/s), so
 //   this is the slow part for n in the millions (then prefer the entropic
 //   setup, whose prox is fully parallel).
-extern "C" __global__ void __launch_bounds__(GP_SIMPLEX_THREADS) gpump_simplex_prox(
-	double *dst, const double *c, const double *g, double eta, i64 n)
+// gp_simplex_project is the projection of gpump_simplex_prox by the whole
+// block (any multiple of 32 threads): every thread calls it.
+__device__ __forceinline__ void gp_simplex_project(double *dst, const double *c, const double *g, double eta, i64 n,
+						   double *sh, i64 *shc)
 {
-	__shared__ double sh[GP_WARP];
-	__shared__ i64 shc[GP_WARP];
 	double s = 0.0, hi = -gp_inf();
 	for (i64 i = threadIdx.x; i < n; i += blockDim.x) {
 		const double x = g ? c[i] - eta * g[i] : c[i];
@@ -1045,6 +1112,14 @@ extern "C" __global__ void __launch_bounds__(GP_SIMPLEX_THREADS) gpump_simplex_p
 		dst[i] = gp_max(dst[i] - tau, 0.0);
 }
 
+extern "C" __global__ void __launch_bounds__(GP_SIMPLEX_THREADS) gpump_simplex_prox(
+	double *dst, const double *c, const double *g, double eta, i64 n)
+{
+	__shared__ double sh[GP_WARP];
+	__shared__ i64 shc[GP_WARP];
+	gp_simplex_project(dst, c, g, eta, n, sh, shc);
+}
+
 // ---------------------------------------------------------------------------
 // Regret matching+ (tensorops.RegretMatch), three chunked kernels:
 //   gpump_rm_dot:       partialDot[b] = sum_chunk x_i u_i
@@ -1057,6 +1132,24 @@ extern "C" __global__ void __launch_bounds__(GP_SIMPLEX_THREADS) gpump_simplex_p
 // Launch each with VectorShape (block 256, VectorShape.Grid); partialDot and
 // partialSum hold VectorShape.Chunks doubles each.
 // ---------------------------------------------------------------------------
+
+// gp_rm_update updates regret i (rho = sign u_i - v, r_i = max(r_i + rho,
+// 0)) and returns the strategy numerator of i.
+__device__ __forceinline__ double gp_rm_update(double *r, const double *u, i64 i, double sign, double v, i64 predictive)
+{
+	const double rho = sign * u[i] - v;
+	const double ri = gp_max(r[i] + rho, 0.0);
+	r[i] = ri;
+	return predictive ? gp_max(ri + rho, 0.0) : ri;
+}
+
+// gp_rm_numerator returns the strategy numerator of i from the updated r.
+__device__ __forceinline__ double gp_rm_numerator(const double *r, const double *u, i64 i, double sign, double v,
+						  i64 predictive)
+{
+	const double ri = r[i];
+	return predictive ? gp_max(ri + sign * u[i] - v, 0.0) : ri;
+}
 
 // gpump_rm_dot. Arguments: partialDot, x, u, n, chunkLen.
 //   Bytes: reads 2n*8, writes chunks*8.
@@ -1092,12 +1185,7 @@ extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_rm_update(
 	{
 		double s = 0.0;
 		GP_FOR_IN_CHUNK(i, b, chunkLen, n)
-		{
-			const double rho = sign * u[i] - v;
-			const double ri = gp_max(r[i] + rho, 0.0);
-			r[i] = ri;
-			s += predictive ? gp_max(ri + rho, 0.0) : ri;
-		}
+		s += gp_rm_update(r, u, i, sign, v, predictive);
 		s = gp_block_reduce1(OP_SUM, s, sh);
 		if (threadIdx.x == 0)
 			partialSum[b] = s;
@@ -1119,12 +1207,7 @@ extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_rm_normalize(
 	if (!(sum > tiny))
 		return; // the same decision in every block: x stays as it is
 	GP_FOR_EACH(i, n)
-	{
-		double ri = r[i];
-		if (predictive)
-			ri = gp_max(ri + sign * u[i] - v, 0.0);
-		x[i] = ri / sum;
-	}
+	x[i] = gp_rm_numerator(r, u, i, sign, v, predictive) / sum;
 }
 
 // ---------------------------------------------------------------------------
@@ -1391,3 +1474,285 @@ __device__ __forceinline__ void gp_sample_cols(double *__restrict__ dst, const T
 
 GP_SAMPLE_KERNELS(f32, float)
 GP_SAMPLE_KERNELS(f64, double)
+
+// ---------------------------------------------------------------------------
+// Batched kernels (tensorops.Batched): B games of one shape m x n, stored
+// contiguously (game g's matrix at A + g*m*n, its vectors at v + g*len), of
+// which a selection of `count` games is worked on. games (count int64, in
+// [0, B), distinct) lists the selected games; per-game scalars (eta, alpha,
+// beta, w, tiny) are device arrays indexed by the selection position s, not
+// by the game. Unselected games are neither read nor written.
+//
+// A block per game: block b takes selection positions b, b + gridDim.x, ...
+// and does all of a game's work itself, reductions included (one launch per
+// operation, no partial buffers, no second stage). Every reduction of a game
+// happens inside its block in a fixed order (the order of the single-game
+// kernels with one chunk, one slice and one row block), so the grid changes
+// speed, never the result. Launch: kernels.Batch (block 256, grid
+// min(count, 32*SMs)); the elementwise copy and axpby take
+// kernels.BatchElementwise. These kernels are meant for games small enough
+// to live in L1/L2 (a game's whole pass is one block's work).
+// ---------------------------------------------------------------------------
+
+// gpump_batch_op_{fused,mulvec,multvec}_{f32,f64}: for every selected game
+// g, one pass over its A (gp_op_unit with the whole matrix as one unit: warp
+// w takes rows w, w + 8, ... of each 256-column tile, lanes 8 columns each;
+// the row dots add up over the tiles in fp, the column sums are written
+// once per tile to fq), then fp = sign (0 + fp) (fused: sign -1, mulvec +1).
+//   Arguments: A (B*m*n), m, n, p (B*m; fused and multvec), q (B*n; fused and
+//   mulvec), fp (B*m; fused and mulvec), fq (B*n; fused and multvec), games,
+//   count. The pointers a kind does not use may be 0.
+//   Launch: kernels.Batch(count). Shared memory: 16 KiB static (the kinds
+//   with column sums).
+//   Bytes: count*(m*n*s + (m + n)*8 read + (m + n)*8 written), rows written
+//   once per 256-column tile and, beyond the first tile, read back (from L1/L2).
+template <typename T, bool ROWS, bool COLS>
+__device__ __forceinline__ void gp_batch_op(const T *__restrict__ A, i64 m, i64 n, const double *__restrict__ p,
+					    const double *__restrict__ q, double *__restrict__ fp,
+					    double *__restrict__ fq, const i64 *__restrict__ games, i64 count,
+					    double (*red)[GP_TILE])
+{
+	const i64 tiles = (n + GP_TILE - 1) / GP_TILE;
+	const double sign = COLS ? -1.0 : 1.0;
+	for (i64 s = blockIdx.x; s < count; s += gridDim.x) {
+		const i64 g = games[s];
+		double *gfp = ROWS ? fp + g * m : nullptr;
+		gp_op_unit<T, ROWS, COLS>(A + g * m * n, m, n, COLS ? p + g * m : nullptr, ROWS ? q + g * n : nullptr,
+					  gfp, COLS ? fq + g * n : nullptr, 0, m, 0, tiles, 0, 0, red);
+		if (ROWS) {
+			__syncthreads(); // lane 0 of each warp wrote its rows
+			for (i64 i = threadIdx.x; i < m; i += blockDim.x)
+				gfp[i] = sign * (0.0 + gfp[i]);
+		}
+	}
+}
+
+#define GP_BATCH_OP_KERNEL(NAME, T, ROWS, COLS)                                                              \
+	extern "C" __global__ void __launch_bounds__(GP_THREADS) NAME(                                      \
+		const T *__restrict__ A, i64 m, i64 n, const double *__restrict__ p,                          \
+		const double *__restrict__ q, double *__restrict__ fp, double *__restrict__ fq,               \
+		const i64 *__restrict__ games, i64 count)                                                     \
+	{                                                                                                     \
+		__shared__ double red[COLS ? GP_WARPS : 1][GP_TILE];                                           \
+		gp_batch_op<T, ROWS, COLS>(A, m, n, p, q, fp, fq, games, count, red);                          \
+	}
+
+GP_OP_KINDS(GP_BATCH_OP_KERNEL, gpump_batch_op_)
+
+// gpump_batch_logprox: the entropic prox of every selected game (position
+// s, game g): l = c - eta[s] gv into dstLog, lse = max l + log sum exp(l -
+// max l) over the block, dstLog -= lse, dstProb = exp(dstLog) or 0 below
+// log(1e-300) (gp_logprox_range and gp_logprox_store, as
+// gpump_logprox_partial and gpump_logprox_finish with one chunk).
+//   Arguments: dstLog, dstProb, c, g (each B*n), eta (count), n, games,
+//   count. dstLog may alias c.
+//   Launch: kernels.Batch(count).   Bytes: count*(2n*8 read + n*8 read
+//   back from L1/L2 twice + 2n*8 written).
+extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_batch_logprox(
+	double *dstLog, double *__restrict__ dstProb, const double *c, const double *__restrict__ g,
+	const double *__restrict__ eta, i64 n, const i64 *__restrict__ games, i64 count)
+{
+	__shared__ double sh[GP_WARP];
+	for (i64 s = blockIdx.x; s < count; s += gridDim.x) {
+		const i64 o = games[s] * n;
+		double mx, sum;
+		gp_logprox_range(dstLog + o, c + o, g + o, eta[s], 0, n, sh, mx, sum);
+		const double lse = mx + log(sum);
+		for (i64 i = threadIdx.x; i < n; i += blockDim.x)
+			gp_logprox_store(dstLog + o, dstProb + o, i, lse);
+	}
+}
+
+// gpump_batch_simplex_prox: the Euclidean simplex prox of every selected
+// game: dst = projection of c - eta[s] g (gp_simplex_project, the algorithm
+// of gpump_simplex_prox, by a block of 256 threads).
+//   Arguments: dst, c, g (each B*n), eta (count), n, games, count.
+//   Launch: kernels.Batch(count).   Bytes: count*(3 + rounds)*n*8, all but
+//   the first pass from L1/L2.
+extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_batch_simplex_prox(
+	double *dst, const double *c, const double *g, const double *__restrict__ eta, i64 n,
+	const i64 *__restrict__ games, i64 count)
+{
+	__shared__ double sh[GP_WARP];
+	__shared__ i64 shc[GP_WARP];
+	for (i64 s = blockIdx.x; s < count; s += gridDim.x) {
+		const i64 o = games[s] * n;
+		gp_simplex_project(dst + o, c + o, g + o, eta[s], n, sh, shc); // its reductions guard sh
+	}
+}
+
+// gp_batch_stats_init sets the reductions and identities of a record whose
+// simplex supports reduce with min and whose field [10] reduces with max
+// (entropic) or a sum.
+__device__ __forceinline__ void gp_batch_stats_init(bool entropic, int (&ops)[GP_REC], double (&v)[GP_REC])
+{
+#pragma unroll
+	for (int k = 0; k < GP_REC; k++) {
+		ops[k] = OP_SUM;
+		v[k] = 0.0;
+	}
+	gp_set_ops(GP_SIMPLEX, ops, v);
+	if (entropic)
+		ops[10] = OP_MAX; // |g - m| >= 0: 0 is its identity, as in the partial kernel
+}
+
+// gpump_batch_proxstats_{entropic,euclidean}: ProxStats of one strategy
+// block (on the simplex, no linear term) for every selected game: the
+// record of gpump_proxstats_* over the whole game (thread t takes elements
+// t, t + 256, ...; then the block tree), the new averages with weight
+// fraction w[s], and the GP_OUT result words (gp_stats_result) written at
+// out + s*outStride.
+//   Arguments: out, outStride (doubles between two games' results: GP_OUT
+//   times the strategy blocks), py, px, pyn, (entropic: ly, lx, lyn,) m, g,
+//   ax, ag, nax, nag (each B*n), w (count), n, games, count.
+//   Launch: kernels.Batch(count).   Bytes: count*(10n*8 read (entropic; 7n*8
+//   Euclidean) + 2n*8 written + 80).
+// gp_batch_stats is the loop of the batched ProxStats kernels: for each
+// selected game (its vectors at offset o), elem(o, w[s], i, v) adds element
+// i to the record v, the block reduces it, and thread 0 writes its result
+// words of the given kind at out + s*outStride.
+template <typename Elem>
+__device__ __forceinline__ void gp_batch_stats(int kind, double *__restrict__ out, i64 outStride,
+					       const double *__restrict__ w, i64 n, const i64 *__restrict__ games,
+					       i64 count, double *sh, Elem elem)
+{
+	for (i64 s = blockIdx.x; s < count; s += gridDim.x) {
+		const i64 o = games[s] * n;
+		int ops[GP_REC];
+		double v[GP_REC];
+		gp_batch_stats_init(kind == GP_MODE_ENTROPIC, ops, v);
+		for (i64 i = threadIdx.x; i < n; i += blockDim.x)
+			elem(o, w[s], i, v);
+		gp_block_reduce<GP_REC>(v, ops, sh);
+		if (threadIdx.x == 0)
+			gp_stats_result(kind, GP_SIMPLEX, 0.0, v, out + s * outStride);
+	}
+}
+
+extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_batch_proxstats_entropic(
+	double *__restrict__ out, i64 outStride,
+	const double *__restrict__ py, const double *__restrict__ px, const double *__restrict__ pyn,
+	const double *__restrict__ ly, const double *__restrict__ lx, const double *__restrict__ lyn,
+	const double *__restrict__ mv, const double *__restrict__ g,
+	const double *__restrict__ ax, const double *__restrict__ ag,
+	double *__restrict__ nax, double *__restrict__ nag,
+	const double *__restrict__ w, i64 n, const i64 *__restrict__ games, i64 count)
+{
+	__shared__ double sh[GP_REC * GP_WARP];
+	gp_batch_stats(GP_MODE_ENTROPIC, out, outStride, w, n, games, count, sh,
+		       [&](i64 o, double ws, i64 i, double (&v)[GP_REC]) {
+			       gp_proxstats_entropic(py + o, px + o, pyn + o, ly + o, lx + o, lyn + o, mv + o, g + o,
+						     ax + o, ag + o, nax + o, nag + o, nullptr, ws, i, v);
+		       });
+}
+
+extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_batch_proxstats_euclidean(
+	double *__restrict__ out, i64 outStride,
+	const double *__restrict__ py, const double *__restrict__ px, const double *__restrict__ pyn,
+	const double *__restrict__ mv, const double *__restrict__ g,
+	const double *__restrict__ ax, const double *__restrict__ ag,
+	double *__restrict__ nax, double *__restrict__ nag,
+	const double *__restrict__ w, i64 n, const i64 *__restrict__ games, i64 count)
+{
+	__shared__ double sh[GP_REC * GP_WARP];
+	gp_batch_stats(GP_MODE_EUCLIDEAN, out, outStride, w, n, games, count, sh,
+		       [&](i64 o, double ws, i64 i, double (&v)[GP_REC]) {
+			       gp_proxstats_euclidean(GP_SIMPLEX, py + o, px + o, pyn + o, mv + o, g + o, ax + o, ag + o,
+						      nax + o, nag + o, nullptr, nullptr, nullptr, nullptr, ws, i, v);
+		       });
+}
+
+// gpump_batch_average: Average of one strategy block (on the simplex, no
+// linear term) for every selected game: the averages updated in place with
+// weight fraction w[s] (ax, ag may be 0: skipped; x is read only with ax),
+// the supports of g and of the new average of g, and the GP_OUT result
+// words at out + s*outStride (MinAvgG NaN without ag).
+//   Arguments: out, outStride, x (may be 0 without ax), g, ax, ag (each
+//   B*n), w (count), n, games, count.
+//   Launch: kernels.Batch(count).   Bytes: count*(n*8 + 3n*8 per average
+//   read and written + 80).
+extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_batch_average(
+	double *__restrict__ out, i64 outStride, const double *__restrict__ x, const double *__restrict__ g,
+	double *__restrict__ ax, double *__restrict__ ag, const double *__restrict__ w, i64 n,
+	const i64 *__restrict__ games, i64 count)
+{
+	__shared__ double sh[6 * GP_WARP];
+	for (i64 s = blockIdx.x; s < count; s += gridDim.x) {
+		const i64 o = games[s] * n;
+		int ops[6] = {OP_MIN, OP_MIN, OP_SUM, OP_SUM, OP_SUM, OP_SUM};
+		double v[6] = {0, 0, 0, 0, 0, 0};
+		gp_set_ops(GP_SIMPLEX, ops, v);
+		for (i64 i = threadIdx.x; i < n; i += blockDim.x)
+			gp_average(GP_SIMPLEX, x ? x + o : x, g + o, ax ? ax + o : ax, ag ? ag + o : ag, nullptr, nullptr,
+				   nullptr, nullptr, w[s], i, v);
+		gp_block_reduce<6>(v, ops, sh);
+		if (threadIdx.x == 0) {
+			double rec[GP_REC] = {v[0], v[1], v[2], v[3], v[4], v[5], 0, 0, 0, 0, 0, 0};
+			gp_stats_result(ag ? GP_MODE_AVERAGE : GP_MODE_CURRENT, GP_SIMPLEX, 0.0, rec, out + s * outStride);
+		}
+	}
+}
+
+// gpump_batch_rm: one regret-matching+ update (tensorops.RegretMatch) of
+// every selected game, all three steps in its block: v = sign <x, u>
+// (fma chain per thread, then the block tree), r = max(r + rho, 0) and the
+// sum of the numerators (gp_rm_update), then, unless that sum is at most
+// tiny[s], x = numerators / sum.
+//   Arguments: x, r, u (each B*n), sign, tiny (count), predictive (0 or 1),
+//   n, games, count.
+//   Launch: kernels.Batch(count).   Bytes: count*(2n*8 + 2n*8 read, r and
+//   x written: 2n*8; the later reads from L1/L2).
+extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_batch_rm(
+	double *__restrict__ x, double *__restrict__ r, const double *__restrict__ u, double sign,
+	const double *__restrict__ tiny, i64 predictive, i64 n, const i64 *__restrict__ games, i64 count)
+{
+	__shared__ double sh[GP_WARP];
+	for (i64 s = blockIdx.x; s < count; s += gridDim.x) {
+		const i64 o = games[s] * n;
+		double *gx = x + o, *gr = r + o;
+		const double *gu = u + o;
+		double d = 0.0;
+		for (i64 i = threadIdx.x; i < n; i += blockDim.x)
+			d = fma(gx[i], gu[i], d);
+		const double v = sign * gp_block_reduce1(OP_SUM, d, sh);
+		double sum = 0.0;
+		for (i64 i = threadIdx.x; i < n; i += blockDim.x)
+			sum += gp_rm_update(gr, gu, i, sign, v, predictive);
+		sum = gp_block_reduce1(OP_SUM, sum, sh);
+		if (!(sum > tiny[s]))
+			continue; // the same decision in the whole block: x stays as it is
+		for (i64 i = threadIdx.x; i < n; i += blockDim.x)
+			gx[i] = gp_rm_numerator(gr, gu, i, sign, v, predictive) / sum;
+	}
+}
+
+// gpump_batch_copy and gpump_batch_axpby: elementwise over the count*n
+// elements of the selected games (a thread per element, grid stride;
+// element e is element e mod n of game games[e / n]), not a block per game:
+// no reduction, and small games would leave most of a block idle.
+//   gpump_batch_copy: dst = src. Arguments: dst, src (each B*n), n, games,
+//   count.   Bytes: count*n*16.
+//   gpump_batch_axpby: dst = alpha[s] x + beta[s] y (dst may alias x or y).
+//   Arguments: dst, alpha (count), x, beta (count), y, n, games, count.
+//   Bytes: count*n*24.
+//   Launch: kernels.BatchElementwise(count, n).
+extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_batch_copy(
+	double *__restrict__ dst, const double *__restrict__ src, i64 n, const i64 *__restrict__ games, i64 count)
+{
+	GP_FOR_EACH(e, count * n)
+	{
+		const i64 s = e / n, o = games[s] * n + (e - s * n);
+		dst[o] = src[o];
+	}
+}
+
+extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_batch_axpby(
+	double *dst, const double *__restrict__ alpha, const double *x, const double *__restrict__ beta,
+	const double *y, i64 n, const i64 *__restrict__ games, i64 count)
+{
+	GP_FOR_EACH(e, count * n)
+	{
+		const i64 s = e / n, o = games[s] * n + (e - s * n);
+		dst[o] = alpha[s] * x[o] + beta[s] * y[o];
+	}
+}

@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 )
 
 //go:embed gpump.ptx
@@ -239,7 +240,26 @@ const (
 	SampleRowsF64     = "gpump_sample_rows_f64"
 	SampleColsF32     = "gpump_sample_cols_f32"
 	SampleColsF64     = "gpump_sample_cols_f64"
+
+	BatchOpFusedF32   = "gpump_batch_op_fused_f32"
+	BatchOpFusedF64   = "gpump_batch_op_fused_f64"
+	BatchOpMulVecF32  = "gpump_batch_op_mulvec_f32"
+	BatchOpMulVecF64  = "gpump_batch_op_mulvec_f64"
+	BatchOpMulTVecF32 = "gpump_batch_op_multvec_f32"
+	BatchOpMulTVecF64 = "gpump_batch_op_multvec_f64"
+	BatchLogProx      = "gpump_batch_logprox"
+	BatchSimplexProx  = "gpump_batch_simplex_prox"
+	BatchProxStatsEnt = "gpump_batch_proxstats_entropic"
+	BatchProxStatsEuc = "gpump_batch_proxstats_euclidean"
+	BatchAverage      = "gpump_batch_average"
+	BatchRegretMatch  = "gpump_batch_rm"
+	BatchCopy         = "gpump_batch_copy"
+	BatchAxpby        = "gpump_batch_axpby"
 )
+
+// BatchPrefix begins the name of every batched kernel (one launch for a
+// selection of games of a batch, a block per game).
+const BatchPrefix = "gpump_batch_"
 
 var kernelTable = []Kernel{
 	{OpFusedF32, Threads, 16384, opArgs()},
@@ -284,6 +304,34 @@ var kernelTable = []Kernel{
 	{SampleColsF32, Threads, 0, sampleColsArgs()},
 	{SampleRowsF64, Threads, 0, sampleRowsArgs()},
 	{SampleColsF64, Threads, 0, sampleColsArgs()},
+	{BatchOpFusedF32, Threads, 16384, batchOpArgs()},
+	{BatchOpFusedF64, Threads, 16384, batchOpArgs()},
+	{BatchOpMulVecF32, Threads, 0, batchOpArgs()},
+	{BatchOpMulVecF64, Threads, 0, batchOpArgs()},
+	{BatchOpMulTVecF32, Threads, 16384, batchOpArgs()},
+	{BatchOpMulTVecF64, Threads, 16384, batchOpArgs()},
+	{BatchLogProx, Threads, 256, []Arg{p("dstLog"), p("dstProb"), p("c"), p("g"), p("eta"), i("n"), p("games"), i("count")}},
+	{BatchSimplexProx, Threads, 512, []Arg{p("dst"), p("c"), p("g"), p("eta"), i("n"), p("games"), i("count")}},
+	{BatchProxStatsEnt, Threads, 3072, []Arg{p("out"), i("outStride"), p("py"), p("px"), p("pyn"), p("ly"), p("lx"), p("lyn"),
+		p("m"), p("g"), p("ax"), p("ag"), p("nax"), p("nag"), p("w"), i("n"), p("games"), i("count")}},
+	{BatchProxStatsEuc, Threads, 3072, []Arg{p("out"), i("outStride"), p("y"), p("x"), p("yn"),
+		p("m"), p("g"), p("ax"), p("ag"), p("nax"), p("nag"), p("w"), i("n"), p("games"), i("count")}},
+	{BatchAverage, Threads, 1536, []Arg{p("out"), i("outStride"), p0("x"), p("g"), p0("ax"), p0("ag"), p("w"), i("n"),
+		p("games"), i("count")}},
+	{BatchRegretMatch, Threads, 256, []Arg{p("x"), p("r"), p("u"), f("sign"), p("tiny"), i("predictive"), i("n"),
+		p("games"), i("count")}},
+	{BatchCopy, Threads, 0, []Arg{p("dst"), p("src"), i("n"), p("games"), i("count")}},
+	{BatchAxpby, Threads, 0, []Arg{p("dst"), p("alpha"), p("x"), p("beta"), p("y"), i("n"), p("games"), i("count")}},
+}
+
+func batchOpArgs() []Arg {
+	return []Arg{p("A"), i("m"), i("n"), p0("p"), p0("q"), p0("fp"), p0("fq"), p("games"), i("count")}
+}
+
+// BatchOpKernel returns the name of the batched pass kernel of that kind for
+// that matrix type.
+func BatchOpKernel(kind OpKind, d Dtype) string {
+	return "gpump_batch_" + strings.TrimPrefix(OpKernel(kind, d), "gpump_")
 }
 
 func sampleRowsArgs() []Arg {
@@ -715,4 +763,52 @@ func Stats(blocks int) (Launch, int, error) {
 		return Launch{}, 0, fmt.Errorf("kernels: gpump_stats_finish handles 1 or 2 strategy blocks, not %d", blocks)
 	}
 	return Launch{Grid: blocks, Block: Threads}, StatsWords * blocks, nil
+}
+
+// Batch returns the launch of the block-per-game batched kernels
+// (gpump_batch_op_*, _logprox, _simplex_prox, _proxstats_*, _average, _rm)
+// over a selection of count games of shape m×n: block 256, a block per game
+// up to the grid cap (blocks then take several games; the results do not
+// depend on it). It checks the shape and that b games of it, B·m·n·8 bytes,
+// fit the int64 arithmetic of the kernels.
+func Batch(b, count, m, n int64, dev Device) (Launch, error) {
+	if err := checkBatch(b, count, m, n, dev); err != nil {
+		return Launch{}, err
+	}
+	return Launch{Grid: int(min(count, dev.gridCap())), Block: Threads}, nil
+}
+
+// BatchElementwise returns the launch of gpump_batch_copy and
+// gpump_batch_axpby over the count·n elements of count selected games of
+// block length n: block 256, a thread per element up to the grid cap.
+func BatchElementwise(b, count, n int64, dev Device) (Launch, error) {
+	if err := checkBatch(b, count, 1, n, dev); err != nil {
+		return Launch{}, err
+	}
+	return Elementwise(count*n, dev)
+}
+
+// checkBatch checks a selection of 1 ≤ count ≤ b games of b games of m×n
+// entries (B·m·n 8-byte words within the limits of checkLen) on a device
+// that runs blocks of Threads threads with the batched kernels' 16 KiB of
+// shared memory.
+func checkBatch(b, count, m, n int64, dev Device) error {
+	if err := checkLen("b", b); err != nil {
+		return err
+	}
+	if err := checkLen("count", count); err != nil {
+		return err
+	}
+	if count > b {
+		return fmt.Errorf("%w: %d games selected of %d", ErrSize, count, b)
+	}
+	if err := checkShape(m, n, dev, 16384); err != nil {
+		return err
+	}
+	mn, ok := mulOK(m, n)
+	words, ok2 := mulOK(mn, b)
+	if !ok || !ok2 || checkLen("b·m·n", words) != nil {
+		return fmt.Errorf("%w: %d games of %d×%d overflow int64", ErrSize, b, m, n)
+	}
+	return nil
 }

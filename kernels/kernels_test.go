@@ -651,6 +651,30 @@ func TestEmulatedKernels(t *testing.T) {
 				sl.Grid, dl.Grid, rn.Grid, rm.Grid, cl.Grid)
 		}
 	}
+	// The batched kernels: B = 1, 3 and 37, selections that skip games and
+	// are out of order, 1×1, 1×n, m×1, odd sizes and 64×64; the device's
+	// grid cap of 5 makes blocks loop over several games.
+	for _, c := range []struct {
+		b, m, n int64
+		games   []int64
+	}{
+		{1, 1, 1, []int64{0}}, {3, 1, 300, []int64{2, 0}}, {3, 300, 1, []int64{1}}, {3, 5, 7, []int64{0, 1, 2}},
+		{37, 64, 64, everyThird(37)}, {37, 3, 257, everyThird(37)}, {3, 300, 5, []int64{2, 1}}, {3, 512, 512, []int64{0, 2}},
+	} {
+		for _, d := range []Dtype{F32, F64} {
+			count := int64(len(c.games))
+			l, err1 := Batch(c.b, count, c.m, c.n, dev)
+			el, err2 := BatchElementwise(c.b, count, c.n, dev)
+			if err := errors.Join(err1, err2); err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(&in, "batch %d %d %d %v %d %d %d", c.b, c.m, c.n, d, l.Grid, el.Grid, count)
+			for _, g := range c.games {
+				fmt.Fprintf(&in, " %d", g)
+			}
+			fmt.Fprintln(&in)
+		}
+	}
 	cmd := exec.Command(bin)
 	cmd.Stdin = strings.NewReader(in.String())
 	out, err := cmd.CombinedOutput()
@@ -664,6 +688,48 @@ func TestEmulatedKernels(t *testing.T) {
 	}
 	if !strings.Contains(string(out), " passed, 0 failed") {
 		t.Fatal("the emulator did not report its summary")
+	}
+}
+
+// everyThird returns the games b−1, b−4, ... of a batch of b: a selection
+// in decreasing order that skips two games of three.
+func everyThird(b int64) []int64 {
+	var out []int64
+	for g := b - 1; g >= 0; g -= 3 {
+		out = append(out, g)
+	}
+	return out
+}
+
+func TestBatchShapes(t *testing.T) {
+	for _, c := range [][4]int64{{1, 1, 1, 1}, {37, 13, 64, 64}, {100000, 99999, 16, 16}, {3, 3, 1, 1 << 20}} {
+		b, count, m, n := c[0], c[1], c[2], c[3]
+		for name, dev := range devices {
+			l, err := Batch(b, count, m, n, dev)
+			if err != nil || l.Block != Threads || l.Grid < 1 || int64(l.Grid) > count || int64(l.Grid) > dev.gridCap() {
+				t.Errorf("Batch(%d, %d, %d, %d, %s) = %+v, %v", b, count, m, n, name, l, err)
+			}
+			el, err := BatchElementwise(b, count, n, dev)
+			if err != nil || el.Block != Threads || el.Grid < 1 || int64(el.Grid) > (count*n+Threads-1)/Threads {
+				t.Errorf("BatchElementwise(%d, %d, %d, %s) = %+v, %v", b, count, n, name, el, err)
+			}
+		}
+	}
+	for _, c := range [][4]int64{{0, 0, 1, 1}, {3, 4, 1, 1}, {3, 0, 1, 1}, {2, 1, 0, 5}, {1 << 30, 1, 1 << 20, 1 << 20}, {math.MaxInt64, 1, 1, 1}} {
+		if _, err := Batch(c[0], c[1], c[2], c[3], H100); !errors.Is(err, ErrSize) {
+			t.Errorf("Batch(%v): %v, want ErrSize", c, err)
+		}
+		if _, err := BatchElementwise(c[0], c[1], c[3]*max(c[2], 1), H100); c[2] != 0 && !errors.Is(err, ErrSize) {
+			t.Errorf("BatchElementwise(%v): %v, want ErrSize", c, err)
+		}
+	}
+	for _, d := range []Dtype{F32, F64} {
+		for _, kind := range []OpKind{Fused, MulVec, MulTVec} {
+			name := BatchOpKernel(kind, d)
+			if _, ok := Lookup(name); !ok || !strings.HasPrefix(name, BatchPrefix) {
+				t.Errorf("BatchOpKernel(%d, %v) = %s", kind, d, name)
+			}
+		}
 	}
 }
 

@@ -55,6 +55,9 @@ import (
 // then. Passing vectors of another backend, of the wrong length, or freed
 // ones panics, as does any use after Close but Free (a no-op then) and
 // Close.
+//
+// CUDA is Batched (cuda_batched.go): a batch of small games advances with
+// one launch per operation for all its selected games, a block per game.
 type CUDA struct {
 	w       *cudaWorker
 	info    CUDADeviceInfo
@@ -349,6 +352,12 @@ type cudaKernels struct {
 	sampleScanPartial, sampleScanFinish    *cudaKernel
 	sampleDraw                             *cudaKernel
 	sampleRows, sampleCols                 [2]*cudaKernel // [kernels.Dtype]
+	// The batched kernels (cuda_batched.go).
+	batchOp                              [3][2]*cudaKernel // [kernels.OpKind][kernels.Dtype]
+	batchLogProx, batchSimplex           *cudaKernel
+	batchProxStatsEnt, batchProxStatsEuc *cudaKernel
+	batchAverage, batchRM                *cudaKernel
+	batchCopy, batchAxpby                *cudaKernel
 	// byName holds every kernel of the module: all are looked up and
 	// checked at start-up, and every one is launched by some operation
 	// (TestCUDAConformance checks it).
@@ -363,8 +372,8 @@ type cudaKernels struct {
 const cudaWorkspaceLen = kernels.StatsRecordWords * kernels.MaxChunks
 
 // maxKernelArgs is the longest argument list of a kernel
-// (gpump_proxstats_entropic and gpump_proxstats_euclidean).
-const maxKernelArgs = 17
+// (gpump_batch_proxstats_entropic).
+const maxKernelArgs = 18
 
 type cmdKind uint8
 
@@ -374,7 +383,9 @@ const (
 	// cmdDtoD copies device memory (cuMemcpyDtoDAsync); no reply.
 	cmdDtoD
 	// cmdHtoD copies host memory to the device; replies with its own
-	// error.
+	// error, or, with pend set, keeps it for the next synchronization
+	// point and replies nil (the copies of the batched operations' scalars,
+	// which report errors like launches).
 	cmdHtoD
 	// cmdDtoH copies device memory to the host, which waits for all the
 	// work before it: the synchronization point. It replies with the
@@ -398,6 +409,7 @@ type cudaCmd struct {
 	src   cu.DevicePtr
 	host  unsafe.Pointer
 	bytes int64
+	pend  bool
 	fn    func() error
 }
 
@@ -627,8 +639,17 @@ func (k *cudaKernels) load(mod cu.Module, kdev kernels.Device) error {
 	for _, kind := range []kernels.OpKind{kernels.Fused, kernels.MulVec, kernels.MulTVec} {
 		for _, d := range []kernels.Dtype{kernels.F32, kernels.F64} {
 			k.op[kind][d] = get(kernels.OpKernel(kind, d))
+			k.batchOp[kind][d] = get(kernels.BatchOpKernel(kind, d))
 		}
 	}
+	k.batchLogProx = get(kernels.BatchLogProx)
+	k.batchSimplex = get(kernels.BatchSimplexProx)
+	k.batchProxStatsEnt = get(kernels.BatchProxStatsEnt)
+	k.batchProxStatsEuc = get(kernels.BatchProxStatsEuc)
+	k.batchAverage = get(kernels.BatchAverage)
+	k.batchRM = get(kernels.BatchRegretMatch)
+	k.batchCopy = get(kernels.BatchCopy)
+	k.batchAxpby = get(kernels.BatchAxpby)
 	for _, d := range []kernels.Dtype{kernels.F32, kernels.F64} {
 		k.transpose[d] = get(kernels.TransposeKernel(d))
 		k.sampleRows[d] = get(kernels.SampleRowsKernel(d))
@@ -681,7 +702,14 @@ func (w *cudaWorker) exec(q *cudaCmd) {
 		}
 	case cmdHtoD:
 		w.counts.htod++
-		w.done <- cuErr("cuMemcpyHtoD", cu.MemcpyHtoD(q.dst, q.host, q.bytes))
+		err := cuErr("cuMemcpyHtoD", cu.MemcpyHtoD(q.dst, q.host, q.bytes))
+		if q.pend {
+			if w.pending == nil {
+				w.pending = err
+			}
+			err = nil
+		}
+		w.done <- err
 	case cmdDtoH:
 		err := w.pending
 		w.pending = nil

@@ -50,6 +50,10 @@ type cudaVector struct {
 	vs    kernels.VectorShape // chunked kernels (n ≥ 1)
 	el    kernels.Launch      // elementwise kernels
 	sx    kernels.Launch      // gpump_simplex_prox
+	// root is the vector a view (GameVector) lies in, nil for a vector
+	// that owns its memory; views caches a root's views by (offset, n).
+	root  *cudaVector
+	views map[[2]int]*cudaVector
 }
 
 func (v *cudaVector) Len() int { return v.n }
@@ -64,6 +68,9 @@ type cudaMatrix struct {
 	a, rowPart, colPart cu.DevicePtr
 	op                  kernels.OpShape
 	freed               bool
+	// batch is the batch a view (GameMatrix) lies in, nil for a matrix
+	// that owns its memory.
+	batch *cudaBatchMatrix
 }
 
 func (a *cudaMatrix) Dims() (m, n int) { return a.m, a.n }
@@ -84,7 +91,7 @@ func (c *CUDA) vec(v Vector) *cudaVector {
 	if cv.w != c.w {
 		panic("tensorops: cuda: vector of another CUDA backend")
 	}
-	if cv.freed {
+	if cv.freed || cv.root != nil && cv.root.freed {
 		panic("tensorops: cuda: use of a freed vector")
 	}
 	return cv
@@ -116,7 +123,7 @@ func (c *CUDA) mat(a Matrix) *cudaMatrix {
 	if ca.w != c.w {
 		panic("tensorops: cuda: matrix of another CUDA backend")
 	}
-	if ca.freed {
+	if ca.freed || ca.batch != nil && ca.batch.freed {
 		panic("tensorops: cuda: use of a freed matrix")
 	}
 	return ca
@@ -177,12 +184,19 @@ func hostMatrix(t *tensor.Dense) (kernels.Dtype, unsafe.Pointer) {
 // newMatrix allocates an m×n matrix of type dt and the partial buffers of
 // its passes (three cuMemAlloc), its entries undefined.
 func (c *CUDA) newMatrix(m, n int, dt kernels.Dtype) (*cudaMatrix, error) {
+	return c.newMatrices(1, m, n, dt, "payoff matrix")
+}
+
+// newMatrices is newMatrix for b matrices of m×n stored one after the
+// other from a.a (a batch: what names them in errors), with the partial
+// buffers of one pass.
+func (c *CUDA) newMatrices(b, m, n int, dt kernels.Dtype, what string) (*cudaMatrix, error) {
 	a := &cudaMatrix{w: c.w, m: m, n: n, dt: dt}
 	var err error
 	if a.op, err = kernels.Op(int64(m), int64(n), a.dt, c.kdev); err != nil {
 		return nil, fmt.Errorf("tensorops: cuda: %w", err)
 	}
-	bytes := a.bytes()
+	bytes := int64(b) * a.bytes()
 	err = c.do(func() error {
 		var err error
 		defer func() {
@@ -195,7 +209,7 @@ func (c *CUDA) newMatrix(m, n int, dt kernels.Dtype) (*cudaMatrix, error) {
 			}
 		}()
 		if a.a, err = cu.MemAlloc(bytes); err != nil {
-			err = allocErr(err, bytes, fmt.Sprintf("a %d×%d %v payoff matrix", m, n, a.dt))
+			err = allocErr(err, bytes, fmt.Sprintf("a %d×%d %v %s", m, n, a.dt, what))
 			return err
 		}
 		if a.rowPart, err = cu.MemAlloc(8 * a.op.RowPartialLen); err != nil {
@@ -220,8 +234,15 @@ func (a *cudaMatrix) bytes() int64 { return a.op.M * a.op.N * a.dt.Size() }
 // upload copies the entries at host into a: one synchronous cuMemcpyHtoD
 // (ordered after the work in flight).
 func (c *CUDA) upload(a *cudaMatrix, host unsafe.Pointer) error {
+	return c.htod(a.a, host, a.bytes(), false)
+}
+
+// htod copies bytes at host to dst: one synchronous cuMemcpyHtoD (ordered
+// after the work in flight). With pend, an error is kept for the next
+// synchronization point instead of returned.
+func (c *CUDA) htod(dst cu.DevicePtr, host unsafe.Pointer, bytes int64, pend bool) error {
 	c.check()
-	c.w.ch <- cudaCmd{kind: cmdHtoD, dst: a.a, host: host, bytes: a.bytes()}
+	c.w.ch <- cudaCmd{kind: cmdHtoD, dst: dst, host: host, bytes: bytes, pend: pend}
 	return <-c.w.done
 }
 
@@ -280,21 +301,11 @@ func (c *CUDA) NewVector(n int) (Vector, error) {
 	if n == 0 {
 		return v, nil
 	}
-	var err error
-	if v.vs, err = kernels.Vector(int64(n), c.kdev); err != nil {
-		return nil, fmt.Errorf("tensorops: cuda: %w", err)
-	}
-	if v.el, err = kernels.Elementwise(int64(n), c.kdev); err != nil {
-		return nil, fmt.Errorf("tensorops: cuda: %w", err)
-	}
-	if v.sx, err = kernels.Simplex(int64(n), c.kdev); err != nil {
-		return nil, fmt.Errorf("tensorops: cuda: %w", err)
-	}
-	if v.vs.WorkspaceLen() > cudaWorkspaceLen {
-		panic("tensorops: cuda: workspace too small for the chunking of package kernels")
+	if err := c.shapeVector(v); err != nil {
+		return nil, err
 	}
 	bytes := 8 * int64(n)
-	err = c.do(func() error {
+	err := c.do(func() error {
 		p, err := cu.MemAlloc(bytes)
 		if err != nil {
 			return allocErr(err, bytes, fmt.Sprintf("a vector of %d float64", n))
@@ -312,8 +323,27 @@ func (c *CUDA) NewVector(n int) (Vector, error) {
 	return v, nil
 }
 
-// Free releases vectors and matrices of this backend (nil entries and
-// ones already freed are skipped; anything else panics). Synchronous:
+// shapeVector computes the launch shapes of v (v.n ≥ 1).
+func (c *CUDA) shapeVector(v *cudaVector) error {
+	var err error
+	if v.vs, err = kernels.Vector(int64(v.n), c.kdev); err != nil {
+		return fmt.Errorf("tensorops: cuda: %w", err)
+	}
+	if v.el, err = kernels.Elementwise(int64(v.n), c.kdev); err != nil {
+		return fmt.Errorf("tensorops: cuda: %w", err)
+	}
+	if v.sx, err = kernels.Simplex(int64(v.n), c.kdev); err != nil {
+		return fmt.Errorf("tensorops: cuda: %w", err)
+	}
+	if v.vs.WorkspaceLen() > cudaWorkspaceLen {
+		panic("tensorops: cuda: workspace too small for the chunking of package kernels")
+	}
+	return nil
+}
+
+// Free releases vectors, matrices, batch matrices and selections of this
+// backend (nil entries, ones already freed and views are skipped; anything
+// else panics). Synchronous:
 // cuMemFree (which waits for the kernels using the memory); an error is
 // reported by the next synchronization point. After Close it only marks
 // them freed: destroying the context released their memory.
@@ -329,6 +359,9 @@ func (c *CUDA) Free(xs ...any) {
 			if v.w != c.w {
 				panic("tensorops: cuda: Free of a vector of another CUDA backend")
 			}
+			if v.root != nil {
+				continue // a view: its root owns the memory
+			}
 			if v.ptr != 0 {
 				ptrs = append(ptrs, v.ptr)
 			}
@@ -340,8 +373,13 @@ func (c *CUDA) Free(xs ...any) {
 			if v.w != c.w {
 				panic("tensorops: cuda: Free of a matrix of another CUDA backend")
 			}
+			if v.batch != nil {
+				continue // a view: its batch owns the memory
+			}
 			ptrs = append(ptrs, v.a, v.rowPart, v.colPart)
 			v.freed, v.a, v.rowPart, v.colPart = true, 0, 0, 0
+		case *cudaBatchMatrix, *cudaSelection:
+			ptrs = c.freeBatched(ptrs, v)
 		default:
 			panic(fmt.Sprintf("tensorops: cuda: Free of a %T, not a vector or matrix of this backend", x))
 		}
@@ -366,9 +404,7 @@ func (c *CUDA) Load(dst Vector, src []float64) error {
 	if d.n == 0 {
 		return nil
 	}
-	c.check()
-	c.w.ch <- cudaCmd{kind: cmdHtoD, dst: d.ptr, host: unsafe.Pointer(&src[0]), bytes: 8 * int64(d.n)}
-	return <-c.w.done
+	return c.htod(d.ptr, unsafe.Pointer(&src[0]), 8*int64(d.n), false)
 }
 
 // Store copies src into dst. The synchronization point: one cuMemcpyDtoH
@@ -680,15 +716,19 @@ func (c *CUDA) ProxStats(dst []BlockStats, w float64, blocks []ProxBlock) error 
 		return err
 	}
 	for k := range dst {
-		r := h[k*kernels.StatsWords : (k+1)*kernels.StatsWords]
-		dst[k] = BlockStats{
-			GapStats: gapStats(r),
-			DivXY:    r[kernels.StatDivXY], DivYX: r[kernels.StatDivYX],
-			DistXY: r[kernels.StatDistXY], DistXYNew: r[kernels.StatDistXYNew],
-			DualGM: r[kernels.StatDualGM], InnerGM: r[kernels.StatInnerGM],
-		}
+		dst[k] = blockStats(h[k*kernels.StatsWords:])
 	}
 	return nil
+}
+
+// blockStats reads the BlockStats words of one block's result.
+func blockStats(r []float64) BlockStats {
+	return BlockStats{
+		GapStats: gapStats(r),
+		DivXY:    r[kernels.StatDivXY], DivYX: r[kernels.StatDivYX],
+		DistXY: r[kernels.StatDistXY], DistXYNew: r[kernels.StatDistXYNew],
+		DualGM: r[kernels.StatDualGM], InnerGM: r[kernels.StatInnerGM],
+	}
 }
 
 // checkProxBlock panics on a block the kernels cannot take: vectors of
@@ -806,15 +846,22 @@ func (c *CUDA) checkAvgBlock(b *AvgBlock) {
 	lo, hi, o, _ := c.setPtrs(&b.Set, n, "Average")
 	x, lin := c.optVecN(b.X, n, "Average"), c.optVecN(b.Lin, n, "Average")
 	ax, ag := c.optVecN(b.AvgX, n, "Average"), c.optVecN(b.AvgG, n, "Average")
+	out, nout := nonNull(ax, ag)
+	distinct("Average", out[:nout], x, g.ptr, lin, lo, hi, o)
+}
+
+// nonNull returns the nonzero ones of two pointers, first first, and how
+// many there are.
+func nonNull(a, b cu.DevicePtr) ([2]cu.DevicePtr, int) {
 	var out [2]cu.DevicePtr
-	nout := 0
-	for _, p := range [2]cu.DevicePtr{ax, ag} {
+	n := 0
+	for _, p := range [2]cu.DevicePtr{a, b} {
 		if p != 0 {
-			out[nout] = p
-			nout++
+			out[n] = p
+			n++
 		}
 	}
-	distinct("Average", out[:nout], x, g.ptr, lin, lo, hi, o)
+	return out, n
 }
 
 // RegretMatch performs one RM+ or PRM+ update. Async, three launches with

@@ -7,7 +7,10 @@
 //   op M N DTYPE TILESPERSLICE GX ROWSPERBLOCK GY GRID FINISHGRID FULL TRANSPOSEGRID
 //   vec N CHUNKLEN GRID ELEMGRID
 //   sample M N DTYPE CHUNKLENQ CHUNKLENP B SCANGRID DRAWGRID ROWSGRIDN ROWSGRIDM COLSGRID
+//   batch B M N DTYPE GRID ELEMGRID COUNT GAME...
 //
+// (a batch case runs the batched pass over A in DTYPE and, for f64, every
+// other batched kernel on block length N, for the selected GAMEs).
 // (FULL 0 runs only the fused kernel, for the costly shapes.) Each check
 // prints "PASS name" or "FAIL name: detail"; the last line is
 // "N passed, N failed". Exit status 1 if anything failed.
@@ -911,6 +914,375 @@ static void sample_case(const SShape &s, const char *dt)
 	}
 }
 
+// ---------------------------------------------------------------- batched kernels
+
+// A batch case: B games of m x n, the selected games in selection order,
+// the grid of kernels.Batch and of kernels.BatchElementwise (for the block
+// length n).
+struct BShape {
+	i64 B, m, n;
+	unsigned grid, egrid;
+	std::vector<i64> games;
+	i64 count() const { return (i64)games.size(); }
+};
+
+// sentinel fills a batch vector with values no kernel writes, so that the
+// parts of unselected games can be checked untouched, bit for bit.
+static vec sentinel(i64 len)
+{
+	vec v(len);
+	for (i64 i = 0; i < len; i++)
+		v[i] = 1e300 + (double)i * 1e285;
+	return v;
+}
+
+// part returns game k's run of length len of a batch vector.
+static vec part(const vec &v, i64 k, i64 len) { return vec(v.begin() + k * len, v.begin() + (k + 1) * len); }
+
+// untouched reports whether the runs of the games not selected are those
+// of before.
+static bool untouched(const BShape &s, const vec &got, const vec &before, i64 len)
+{
+	std::vector<bool> sel(s.B);
+	for (i64 g : s.games)
+		sel[g] = true;
+	for (i64 k = 0; k < s.B; k++)
+		if (!sel[k] && memcmp(got.data() + k * len, before.data() + k * len, len * sizeof(double)) != 0)
+			return false;
+	return true;
+}
+
+static std::string bname(const char *what, const BShape &s, const char *dt = "")
+{
+	char b[200];
+	snprintf(b, sizeof b, "batch %s B=%lld sel=%lld %lldx%lld%s%s", what, s.B, s.count(), s.m, s.n, *dt ? " " : "", dt);
+	return b;
+}
+
+// simplex_batch returns B simplex points of length len.
+static vec simplex_batch(i64 B, i64 len)
+{
+	vec v;
+	for (i64 k = 0; k < B; k++) {
+		vec p = simplex_point(len);
+		v.insert(v.end(), p.begin(), p.end());
+	}
+	return v;
+}
+
+// per_game returns count different positive scalars.
+static vec per_game(i64 count, double base)
+{
+	vec v(count);
+	for (i64 s = 0; s < count; s++)
+		v[s] = base * (1 + 0.37 * (double)s);
+	return v;
+}
+
+// The batched pass kernels by kind (0 fused, 1 mulvec, 2 multvec) and type.
+template <typename T>
+using BatchOpFn = void (*)(const T *, i64, i64, const double *, const double *, double *, double *, const i64 *, i64);
+static const BatchOpFn<float> batchOpF32[3] = {gpump_batch_op_fused_f32, gpump_batch_op_mulvec_f32, gpump_batch_op_multvec_f32};
+static const BatchOpFn<double> batchOpF64[3] = {gpump_batch_op_fused_f64, gpump_batch_op_mulvec_f64, gpump_batch_op_multvec_f64};
+static BatchOpFn<float> batch_op_fn(int kind, const float *) { return batchOpF32[kind]; }
+static BatchOpFn<double> batch_op_fn(int kind, const double *) { return batchOpF64[kind]; }
+
+template <typename T>
+static void batch_op(const BShape &s, const char *dt)
+{
+	const i64 B = s.B, m = s.m, n = s.n, count = s.count();
+	std::vector<T> A(B * m * n);
+	for (auto &a : A)
+		a = (T)std::uniform_real_distribution<double>(-1, 1)(rng);
+	const vec p = simplex_batch(B, m), q = simplex_batch(B, n);
+	const vec fp0 = sentinel(B * m), fq0 = sentinel(B * n);
+	auto run = [&](int kind, unsigned grid, vec &fp, vec &fq) {
+		fp = fp0;
+		fq = fq0;
+		const double *pp = kind != 1 ? p.data() : nullptr, *qp = kind != 2 ? q.data() : nullptr;
+		double *fpp = kind != 2 ? fp.data() : nullptr, *fqp = kind != 1 ? fq.data() : nullptr;
+		launch(grid, GP_THREADS, [&] { batch_op_fn(kind, A.data())(A.data(), m, n, pp, qp, fpp, fqp, s.games.data(), count); });
+	};
+	vec fp, fq, fp2, fq2, mv, mvq, mtp, mtv;
+	run(0, s.grid, fp, fq);
+	// The reference: long double sums, errors relative to the sums of
+	// magnitudes.
+	double e = 0;
+	const double tol = 1e-14 * (1 + log2((double)std::max(m, n)));
+	for (i64 g : s.games) {
+		const T *a = A.data() + g * m * n;
+		for (i64 i = 0; i < m; i++) {
+			long double d = 0, sc = 0;
+			for (i64 j = 0; j < n; j++) {
+				d += (long double)a[i * n + j] * q[g * n + j];
+				sc += fabsl((long double)a[i * n + j] * q[g * n + j]);
+			}
+			e = std::max(e, (double)(fabsl(fp[g * m + i] + d) / (sc + 1e-300)));
+		}
+		for (i64 j = 0; j < n; j++) {
+			long double d = 0, sc = 0;
+			for (i64 i = 0; i < m; i++) {
+				d += (long double)a[i * n + j] * p[g * m + i];
+				sc += fabsl((long double)a[i * n + j] * p[g * m + i]);
+			}
+			const double x = (double)(fabsl(fq[g * n + j] - d) / (sc + 1e-300));
+			if (!(x <= e))
+				e = x;
+		}
+	}
+	report(e < tol && untouched(s, fp, fp0, m) && untouched(s, fq, fq0, n), bname("op fused", s, dt), "rel err %.3g", e);
+	run(0, 1 + s.grid / 3, fp2, fq2);
+	report(same_bits(fp, fp2) && same_bits(fq, fq2), bname("op fused grid-independent", s, dt));
+	run(1, s.grid, mv, mvq);
+	bool ok = same_bits(mvq, fq0); // fq = 0: not written
+	for (i64 g : s.games)
+		for (i64 i = 0; i < m; i++)
+			ok = ok && mv[g * m + i] == -fp[g * m + i];
+	report(ok && untouched(s, mv, fp0, m), bname("op mulvec = -fused row part", s, dt));
+	run(2, s.grid, mtp, mtv);
+	report(same_bits(mtp, fp0) && same_bits(mtv, fq), bname("op multvec = fused column part", s, dt));
+}
+
+static void batch_logprox(const BShape &s)
+{
+	const i64 B = s.B, n = s.n, count = s.count();
+	vec c(B * n), g = uniform(B * n, -1, 1);
+	vec pr = simplex_batch(B, n);
+	for (i64 i = 0; i < B * n; i++)
+		c[i] = log(pr[i]);
+	// Game games[0] gets huge spreads: most probabilities underflow.
+	if (count > 1)
+		for (i64 i = 0; i < n; i++) {
+			c[s.games[0] * n + i] = std::uniform_real_distribution<double>(-2000, 0)(rng);
+			g[s.games[0] * n + i] *= 50;
+		}
+	const vec eta = per_game(count, 0.3), l0 = sentinel(B * n), p0 = sentinel(B * n);
+	auto run = [&](unsigned grid, vec &l, vec &prob) {
+		l = l0;
+		prob = p0;
+		launch(grid, GP_THREADS, [&] { gpump_batch_logprox(l.data(), prob.data(), c.data(), g.data(), eta.data(), n, s.games.data(), count); });
+	};
+	vec l, prob, l2, prob2;
+	run(s.grid, l, prob);
+	double el = 0, ep = 0;
+	for (i64 k = 0; k < count; k++) {
+		const i64 gm = s.games[k];
+		vec wl(n), wp(n);
+		ref_logprox(wl, wp, part(c, gm, n), part(g, gm, n), eta[k]);
+		for (i64 i = 0; i < n; i++) {
+			const double dl = l[gm * n + i], dp = prob[gm * n + i];
+			el = std::max(el, fabs(dl - wl[i]) / std::max(1.0, fabs(wl[i])));
+			if ((dp == 0) != (wp[i] == 0) && std::max(dp, wp[i]) > 1e-290)
+				ep = INFINITY;
+			else if (wp[i] > 0)
+				ep = std::max(ep, fabs(dp - wp[i]) / wp[i]);
+		}
+	}
+	report(el < 1e-13 && ep < 1e-12 && untouched(s, l, l0, n) && untouched(s, prob, p0, n), bname("logprox", s),
+	       "log err %.3g prob err %.3g", el, ep);
+	run(1 + s.grid / 3, l2, prob2);
+	report(same_bits(l, l2) && same_bits(prob, prob2), bname("logprox grid-independent", s));
+}
+
+static void batch_simplex(const BShape &s)
+{
+	const i64 B = s.B, n = s.n, count = s.count();
+	vec c = uniform(B * n, -2, 2), g = uniform(B * n, -1, 1);
+	if (count > 1) { // a game already on the simplex, with g = 0
+		vec pt = simplex_point(n);
+		for (i64 i = 0; i < n; i++) {
+			c[s.games[1] * n + i] = pt[i];
+			g[s.games[1] * n + i] = 0;
+		}
+	}
+	const vec eta = per_game(count, 0.9), d0 = sentinel(B * n);
+	auto run = [&](unsigned grid, vec &d) {
+		d = d0;
+		launch(grid, GP_THREADS, [&] { gpump_batch_simplex_prox(d.data(), c.data(), g.data(), eta.data(), n, s.games.data(), count); });
+	};
+	vec d, d2;
+	run(s.grid, d);
+	double e = 0, es = 0;
+	for (i64 k = 0; k < count; k++) {
+		const i64 gm = s.games[k];
+		vec v(n), want(n);
+		double sum = 0;
+		for (i64 i = 0; i < n; i++)
+			v[i] = c[gm * n + i] - eta[k] * g[gm * n + i];
+		ref_simplex(want, v);
+		for (i64 i = 0; i < n; i++) {
+			e = std::max(e, fabs(d[gm * n + i] - want[i]));
+			sum += d[gm * n + i];
+		}
+		es = std::max(es, fabs(sum - 1));
+	}
+	report(e < 1e-14 && es < 1e-12 && untouched(s, d, d0, n), bname("simplex prox", s), "abs err %.3g |sum-1| %.3g", e, es);
+	run(1 + s.grid / 3, d2);
+	report(same_bits(d, d2), bname("simplex prox grid-independent", s));
+}
+
+static void batch_stats(const BShape &s)
+{
+	const i64 B = s.B, n = s.n, count = s.count();
+	// Block 0 entropic, block 1 Euclidean, both of length n, results at
+	// out + (2s + j) GP_OUT.
+	const vec py = simplex_batch(B, n), px = simplex_batch(B, n), pn = simplex_batch(B, n);
+	vec ly, lx, ln;
+	logs(py, ly);
+	logs(px, lx);
+	logs(pn, ln);
+	const vec mv = uniform(B * n, -1, 1), g = uniform(B * n, -1, 1), ax = simplex_batch(B, n), ag = uniform(B * n, -1, 1);
+	const vec ey = simplex_batch(B, n), ex = simplex_batch(B, n), en = simplex_batch(B, n);
+	const vec em = uniform(B * n, -1, 1), eg = uniform(B * n, -1, 1), eax = simplex_batch(B, n), eag = uniform(B * n, -1, 1);
+	const vec w = per_game(count, 0.11), a0 = sentinel(B * n);
+	auto run = [&](unsigned grid, vec &out, vec &nax, vec &nag, vec &enax, vec &enag) {
+		out.assign(2 * GP_OUT * count, NAN);
+		nax = nag = enax = enag = a0;
+		launch(grid, GP_THREADS, [&] {
+			gpump_batch_proxstats_entropic(out.data(), 2 * GP_OUT, py.data(), px.data(), pn.data(), ly.data(), lx.data(), ln.data(),
+						       mv.data(), g.data(), ax.data(), ag.data(), nax.data(), nag.data(), w.data(), n,
+						       s.games.data(), count);
+		});
+		launch(grid, GP_THREADS, [&] {
+			gpump_batch_proxstats_euclidean(out.data() + GP_OUT, 2 * GP_OUT, ey.data(), ex.data(), en.data(), em.data(), eg.data(),
+							eax.data(), eag.data(), enax.data(), enag.data(), w.data(), n, s.games.data(), count);
+		});
+	};
+	vec out, nax, nag, enax, enag;
+	run(s.grid, out, nax, nag, enax, enag);
+	double e = 0, ea = 0;
+	SetRef simplex;
+	for (i64 k = 0; k < count; k++) {
+		const i64 gm = s.games[k];
+		double want[20];
+		vec wnax(n), wnag(n), wenax(n), wenag(n);
+		ref_proxstats(want, true, simplex, nullptr, part(py, gm, n), part(px, gm, n), part(pn, gm, n), part(ly, gm, n),
+			      part(lx, gm, n), part(ln, gm, n), part(mv, gm, n), part(g, gm, n), part(ax, gm, n), part(ag, gm, n),
+			      wnax, wnag, w[k]);
+		ref_proxstats(want + 10, false, simplex, nullptr, part(ey, gm, n), part(ex, gm, n), part(en, gm, n), part(ey, gm, n),
+			      part(ex, gm, n), part(en, gm, n), part(em, gm, n), part(eg, gm, n), part(eax, gm, n), part(eag, gm, n),
+			      wenax, wenag, w[k]);
+		e = std::max(e, maxrel(out.data() + 2 * GP_OUT * k, want, 20));
+		for (const auto &pr : {std::make_pair(&nax, &wnax), std::make_pair(&nag, &wnag), std::make_pair(&enax, &wenax),
+				       std::make_pair(&enag, &wenag)})
+			ea = std::max(ea, maxerr(part(*pr.first, gm, n), *pr.second, 1e-300));
+	}
+	const bool un = untouched(s, nax, a0, n) && untouched(s, nag, a0, n) && untouched(s, enax, a0, n) && untouched(s, enag, a0, n);
+	report(e < 1e-10 && ea < 1e-15 && un, bname("proxstats entropic+euclidean", s), "scalar err %.3g average err %.3g", e, ea);
+	vec out2, b1, b2, b3, b4;
+	run(1 + s.grid / 3, out2, b1, b2, b3, b4);
+	report(same_bits(out, out2) && same_bits(nax, b1) && same_bits(enag, b4), bname("proxstats grid-independent", s));
+
+	// Average: block 0 with both averages, block 1 without (MinAvgG NaN).
+	vec x = simplex_batch(B, n), gg = uniform(B * n, -1, 1), g1 = uniform(B * n, -3, 3);
+	auto runAvg = [&](unsigned grid, vec &res, vec &aax, vec &aag) {
+		res.assign(2 * GP_OUT * count, -7);
+		aax = ax;
+		aag = ag;
+		launch(grid, GP_THREADS, [&] {
+			gpump_batch_average(res.data(), 2 * GP_OUT, x.data(), gg.data(), aax.data(), aag.data(), w.data(), n, s.games.data(), count);
+		});
+		launch(grid, GP_THREADS, [&] {
+			gpump_batch_average(res.data() + GP_OUT, 2 * GP_OUT, nullptr, g1.data(), nullptr, nullptr, w.data(), n, s.games.data(), count);
+		});
+	};
+	vec res, aax, aag;
+	runAvg(s.grid, res, aax, aag);
+	e = ea = 0;
+	bool nanOK = true;
+	for (i64 k = 0; k < count; k++) {
+		const i64 gm = s.games[k];
+		vec wax = part(ax, gm, n), wag = part(ag, gm, n);
+		for (i64 i = 0; i < n; i++) {
+			wax[i] += w[k] * (x[gm * n + i] - wax[i]);
+			wag[i] += w[k] * (gg[gm * n + i] - wag[i]);
+		}
+		double want[20] = {ref_support(simplex, part(gg, gm, n)), ref_support(simplex, wag), 0, 0, 0, 0, 0, 0, 0, 0,
+				   ref_support(simplex, part(g1, gm, n)), 0, 0, 0, 0, 0, 0, 0, 0, 0};
+		double *r = res.data() + 2 * GP_OUT * k;
+		nanOK = nanOK && std::isnan(r[11]);
+		r[11] = 0;
+		e = std::max(e, maxrel(r, want, 20));
+		ea = std::max(ea, std::max(maxerr(part(aax, gm, n), wax, 1e-300), maxerr(part(aag, gm, n), wag, 1e-300)));
+	}
+	report(nanOK && e < 1e-10 && ea < 1e-15 && untouched(s, aax, ax, n) && untouched(s, aag, ag, n), bname("average + current", s),
+	       "scalar err %.3g average err %.3g", e, ea);
+	vec res2, bx, bg;
+	runAvg(1 + s.grid / 3, res2, bx, bg);
+	for (i64 k = 0; k < count; k++)
+		res2[2 * GP_OUT * k + 11] = 0;
+	report(same_bits(res, res2) && same_bits(aax, bx) && same_bits(aag, bg), bname("average grid-independent", s));
+}
+
+static void batch_rm(const BShape &s)
+{
+	const i64 B = s.B, n = s.n, count = s.count();
+	const vec tiny = per_game(count, 1e-12);
+	for (int pred = 0; pred < 2; pred++) {
+		vec x = simplex_batch(B, n), r = uniform(B * n, 0, 0.1), u = uniform(B * n, -1, 1);
+		vec tny = tiny;
+		if (count > 1) {
+			// Game games[0]: a pure strategy against constant utilities,
+			// every regret exactly 0: x must stay as it is.
+			const i64 o = s.games[0] * n;
+			for (i64 i = 0; i < n; i++) {
+				x[o + i] = i == n / 3 ? 1 : 0;
+				r[o + i] = 0;
+				u[o + i] = 0.5;
+			}
+			tny[0] = 4 * n * 0x1p-52;
+		}
+		const double sign = -0.7;
+		auto run = [&](unsigned grid, vec &gx, vec &gr) {
+			gx = x;
+			gr = r;
+			launch(grid, GP_THREADS, [&] { gpump_batch_rm(gx.data(), gr.data(), u.data(), sign, tny.data(), pred, n, s.games.data(), count); });
+		};
+		vec gx, gr, gx2, gr2;
+		run(s.grid, gx, gr);
+		double ex = 0, er = 0;
+		for (i64 k = 0; k < count; k++) {
+			const i64 gm = s.games[k];
+			vec wx = part(x, gm, n), wr = part(r, gm, n);
+			ref_rm(wx, wr, part(u, gm, n), sign, tny[k], pred);
+			for (i64 i = 0; i < n; i++) {
+				ex = std::max(ex, fabs(gx[gm * n + i] - wx[i]));
+				er = std::max(er, fabs(gr[gm * n + i] - wr[i]));
+			}
+		}
+		const bool noise = count < 2 || memcmp(gx.data() + s.games[0] * n, x.data() + s.games[0] * n, n * sizeof(double)) == 0;
+		report(ex < 1e-13 && er < 1e-13 && noise && untouched(s, gx, x, n) && untouched(s, gr, r, n),
+		       bname(pred ? "prm+" : "rm+", s), "x err %.3g r err %.3g", ex, er);
+		run(1 + s.grid / 3, gx2, gr2);
+		report(same_bits(gx, gx2) && same_bits(gr, gr2), bname(pred ? "prm+ grid-independent" : "rm+ grid-independent", s));
+	}
+}
+
+static void batch_elementwise(const BShape &s)
+{
+	const i64 B = s.B, n = s.n, count = s.count();
+	const vec x = uniform(B * n, -1, 1), y = uniform(B * n, -1, 1), d0 = sentinel(B * n);
+	const vec alpha = per_game(count, 2), beta = per_game(count, -0.5);
+	vec d = d0;
+	launch(s.egrid, GP_THREADS, [&] { gpump_batch_copy(d.data(), x.data(), n, s.games.data(), count); });
+	bool ok = untouched(s, d, d0, n);
+	for (i64 g : s.games)
+		ok = ok && memcmp(d.data() + g * n, x.data() + g * n, n * sizeof(double)) == 0;
+	report(ok, bname("copy", s));
+	// dst aliasing x.
+	vec ax = x, want = x;
+	for (i64 k = 0; k < count; k++)
+		for (i64 i = 0; i < n; i++) {
+			const i64 o = s.games[k] * n + i;
+			want[o] = alpha[k] * x[o] + beta[k] * y[o];
+		}
+	launch(s.egrid, GP_THREADS, [&] { gpump_batch_axpby(ax.data(), alpha.data(), ax.data(), beta.data(), y.data(), n, s.games.data(), count); });
+	vec ax2 = x;
+	launch(1, GP_THREADS, [&] { gpump_batch_axpby(ax2.data(), alpha.data(), ax2.data(), beta.data(), y.data(), n, s.games.data(), count); });
+	report(maxerr(ax, want, 1e-300) < 1e-15 && untouched(s, ax, x, n) && same_bits(ax, ax2), bname("axpby aliased", s),
+	       "err %.3g", maxerr(ax, want, 1e-300));
+}
+
 int main()
 {
 	char kind[16];
@@ -935,6 +1307,26 @@ int main()
 				sample_case<float>(sh, dt);
 			else
 				sample_case<double>(sh, dt);
+		} else if (!strcmp(kind, "batch")) {
+			BShape sh;
+			char dt[8];
+			long long count;
+			if (scanf("%lld %lld %lld %7s %u %u %lld", &sh.B, &sh.m, &sh.n, dt, &sh.grid, &sh.egrid, &count) != 7)
+				return 2;
+			sh.games.resize(count);
+			for (auto &g : sh.games)
+				if (scanf("%lld", &g) != 1)
+					return 2;
+			if (!strcmp(dt, "f32"))
+				batch_op<float>(sh, dt);
+			else {
+				batch_op<double>(sh, dt);
+				batch_logprox(sh);
+				batch_simplex(sh);
+				batch_stats(sh);
+				batch_rm(sh);
+				batch_elementwise(sh);
+			}
 		} else if (!strcmp(kind, "vec")) {
 			VShape s;
 			if (scanf("%lld %lld %u %u", &s.n, &s.chunkLen, &s.grid, &s.egrid) != 4)

@@ -63,6 +63,12 @@ Fn fns[] = {
 	K(gpump_sample_scan_partial, 256), K(gpump_sample_scan_finish, 256), K(gpump_sample_draw, 256),
 	K(gpump_sample_rows_f32, 256), K(gpump_sample_cols_f32, 256),
 	K(gpump_sample_rows_f64, 256), K(gpump_sample_cols_f64, 256),
+	K(gpump_batch_op_fused_f32, 256), K(gpump_batch_op_fused_f64, 256),
+	K(gpump_batch_op_mulvec_f32, 256), K(gpump_batch_op_mulvec_f64, 256),
+	K(gpump_batch_op_multvec_f32, 256), K(gpump_batch_op_multvec_f64, 256),
+	K(gpump_batch_logprox, 256), K(gpump_batch_simplex_prox, 256),
+	K(gpump_batch_proxstats_entropic, 256), K(gpump_batch_proxstats_euclidean, 256),
+	K(gpump_batch_average, 256), K(gpump_batch_rm, 256), K(gpump_batch_copy, 256), K(gpump_batch_axpby, 256),
 };
 
 bool trace = getenv("FAKECUDA_TRACE") != nullptr;
