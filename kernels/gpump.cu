@@ -1694,21 +1694,23 @@ extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_batch_average(
 }
 
 // gpump_batch_rm: one regret-matching+ update (tensorops.RegretMatch) of
-// every selected game, all three steps in its block: v = sign <x, u>
+// every selected game, all three steps in its block: v = sign[s] <x, u>
 // (fma chain per thread, then the block tree), r = max(r + rho, 0) and the
 // sum of the numerators (gp_rm_update), then, unless that sum is at most
-// tiny[s], x = numerators / sum.
-//   Arguments: x, r, u (each B*n), sign, tiny (count), predictive (0 or 1),
-//   n, games, count.
+// tiny[s], x = numerators / sum. The sign is per game: it carries the
+// game's scaling of its utilities.
+//   Arguments: x, r, u (each B*n), sign (count), tiny (count), predictive
+//   (0 or 1), n, games, count.
 //   Launch: kernels.Batch(count).   Bytes: count*(2n*8 + 2n*8 read, r and
 //   x written: 2n*8; the later reads from L1/L2).
 extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_batch_rm(
-	double *__restrict__ x, double *__restrict__ r, const double *__restrict__ u, double sign,
+	double *__restrict__ x, double *__restrict__ r, const double *__restrict__ u, const double *__restrict__ signs,
 	const double *__restrict__ tiny, i64 predictive, i64 n, const i64 *__restrict__ games, i64 count)
 {
 	__shared__ double sh[GP_WARP];
 	for (i64 s = blockIdx.x; s < count; s += gridDim.x) {
 		const i64 o = games[s] * n;
+		const double sign = signs[s];
 		double *gx = x + o, *gr = r + o;
 		const double *gu = u + o;
 		double d = 0.0;

@@ -318,7 +318,7 @@ var kernelTable = []Kernel{
 		p("m"), p("g"), p("ax"), p("ag"), p("nax"), p("nag"), p("w"), i("n"), p("games"), i("count")}},
 	{BatchAverage, Threads, 1536, []Arg{p("out"), i("outStride"), p0("x"), p("g"), p0("ax"), p0("ag"), p("w"), i("n"),
 		p("games"), i("count")}},
-	{BatchRegretMatch, Threads, 256, []Arg{p("x"), p("r"), p("u"), f("sign"), p("tiny"), i("predictive"), i("n"),
+	{BatchRegretMatch, Threads, 256, []Arg{p("x"), p("r"), p("u"), p("sign"), p("tiny"), i("predictive"), i("n"),
 		p("games"), i("count")}},
 	{BatchCopy, Threads, 0, []Arg{p("dst"), p("src"), i("n"), p("games"), i("count")}},
 	{BatchAxpby, Threads, 0, []Arg{p("dst"), p("alpha"), p("x"), p("beta"), p("y"), i("n"), p("games"), i("count")}},

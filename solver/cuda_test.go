@@ -4,8 +4,11 @@ package solver_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"testing"
+
+	"gorgonia.org/tensor"
 
 	"github.com/gpump/gpump/solver"
 	"github.com/gpump/gpump/tensorops"
@@ -86,5 +89,57 @@ func same(t *testing.T, label string, r1, r2 *solver.Result) {
 	if r1.Iterations != r2.Iterations || r1.Restarts != r2.Restarts || math.Abs(r1.Gap-r2.Gap) > 1e-9*math.Max(r1.Gap, 1e-300) {
 		t.Errorf("%s: cpu %d iterations, %d restarts, gap %.17g; cuda %d, %d, %.17g",
 			label, r1.Iterations, r1.Restarts, r1.Gap, r2.Iterations, r2.Restarts, r2.Gap)
+	}
+}
+
+// TestCUDASolveBatch: a batch in lockstep on the CUDA backend (batched
+// kernels, one launch per operation for the running games) gives every
+// game the iterations and the gap it gets in lockstep on the CPU, up to the
+// summation order of the reductions, for every method; the default route
+// certifies every game to its target.
+func TestCUDASolveBatch(t *testing.T) {
+	gpu, err := tensorops.NewCUDA(0)
+	if err != nil {
+		t.Skipf("no CUDA device: %v", err)
+	}
+	defer gpu.Close()
+	cpu := tensorops.NewCPU(2)
+	defer cpu.Close()
+	const b, m, n = 7, 19, 13
+	stack := tensor.New(tensor.Of(tensor.Float64), tensor.WithShape(b, m, n))
+	for k := range b {
+		g := uniformGame(uint64(100+k), m, n, -1, 1)
+		copy(stack.Float64s()[k*m*n:], g.Float64s())
+	}
+	batch, err := solver.NewBatch(stack)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(be tensorops.Batched, name string, s solver.Settings) []solver.BatchResult {
+		res, err := solver.SolveBatch(context.Background(), batch, &solver.BatchSettings{Settings: s, Backend: be}, method(t, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range res {
+			if res[k].Err != nil {
+				t.Fatalf("%s game %d: %v", name, k, res[k].Err)
+			}
+		}
+		return res
+	}
+	for _, name := range solver.MethodNames() {
+		if name == "auto" {
+			continue
+		}
+		s := solver.Settings{MaxIterations: 60}
+		r1, r2 := run(cpu, name, s), run(gpu, name, s)
+		for k := range r1 {
+			same(t, fmt.Sprintf("%s game %d", name, k), &r1[k].Result, &r2[k].Result)
+		}
+	}
+	for k, r := range run(gpu, "auto", solver.Settings{RelGap: 1e-9, MaxIterations: 5000}) {
+		if r.Status != solver.Converged || r.RelGap > 1e-9 {
+			t.Errorf("auto game %d: %v, relative gap %g", k, r.Status, r.RelGap)
+		}
 	}
 }

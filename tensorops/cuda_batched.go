@@ -3,7 +3,6 @@
 package tensorops
 
 import (
-	"errors"
 	"fmt"
 	"runtime"
 	"slices"
@@ -64,35 +63,12 @@ func (s *cudaSelection) Games() int { return s.b }
 
 func (s *cudaSelection) Len() int { return len(s.games) }
 
-// checkBatchTensor checks a (B, m, n) tensor: float64 or float32,
-// contiguous, row-major, every side positive.
-func checkBatchTensor(t *tensor.Dense) (b, m, n int, err error) {
-	if t == nil {
-		return 0, 0, 0, errors.New("tensorops: nil batch of payoff matrices")
-	}
-	shape := t.Shape()
-	if len(shape) != 3 {
-		return 0, 0, 0, fmt.Errorf("tensorops: a batch of payoff matrices must be 3-D (B, m, n), got shape %v", shape)
-	}
-	b, m, n = shape[0], shape[1], shape[2]
-	if b <= 0 || m <= 0 || n <= 0 {
-		return 0, 0, 0, fmt.Errorf("tensorops: empty batch of payoff matrices (%d×%d×%d)", b, m, n)
-	}
-	if dt := t.Dtype(); dt != tensor.Float64 && dt != tensor.Float32 {
-		return 0, 0, 0, fmt.Errorf("tensorops: unsupported payoff matrix dtype %v (want float64 or float32)", dt)
-	}
-	if st := t.Strides(); t.DataOrder().IsColMajor() || t.IsView() || t.IsMaterializable() || len(st) != 3 || st[0] != m*n || st[1] != n || st[2] != 1 {
-		return 0, 0, 0, errors.New("tensorops: a batch of payoff matrices must be a contiguous row-major tensor")
-	}
-	return b, m, n, nil
-}
-
 // NewBatchMatrix copies a (B, m, n) float64 or float32 tensor to the
 // device. Synchronous: three cuMemAlloc (the B·m·n entries and the partial
 // buffers of one single-game pass, for the GameMatrix views) and one
 // cuMemcpyHtoD of B·m·n·4 or ·8 bytes; no kernel.
 func (c *CUDA) NewBatchMatrix(t *tensor.Dense) (BatchMatrix, error) {
-	b, m, n, err := checkBatchTensor(t)
+	b, m, n, err := CheckBatchMatrix(t)
 	if err != nil {
 		return nil, err
 	}
@@ -562,15 +538,15 @@ func (c *CUDA) BatchAverage(dst []GapStats, w []float64, blocks []AvgBlock, sel 
 }
 
 // BatchRegretMatch is RegretMatch for every selected game with its own
-// tiny[i]: one host-to-device copy of tiny, then one launch of
+// sign[i] and tiny[i]: one host-to-device copy of both, then one launch of
 // gpump_batch_rm with kernels.Batch (dot, update and normalization in the
 // game's block; no synchronization).
-func (c *CUDA) BatchRegretMatch(x, r, u Vector, sign float64, tiny []float64, predictive bool, sel Selection) {
+func (c *CUDA) BatchRegretMatch(x, r, u Vector, sign, tiny []float64, predictive bool, sel Selection) {
 	s := c.sel(sel)
 	xv, n := c.blockLen(x, s, "BatchRegretMatch")
 	rv, uv := c.vecN(r, xv.n, "BatchRegretMatch"), c.vecN(u, xv.n, "BatchRegretMatch")
 	distinct("BatchRegretMatch", []cu.DevicePtr{xv.ptr, rv.ptr}, uv.ptr)
-	c.scalars(s, "BatchRegretMatch", tiny)
+	c.scalars(s, "BatchRegretMatch", sign, tiny)
 	if len(s.games) == 0 {
 		return
 	}
@@ -579,7 +555,7 @@ func (c *CUDA) BatchRegretMatch(x, r, u Vector, sign float64, tiny []float64, pr
 		pred = 1
 	}
 	l := c.batchLaunch(c.w.k.batchRM, s, 1, n)
-	l.ptr(xv.ptr).ptr(rv.ptr).ptr(uv.ptr).f64(sign).ptr(s.scalar(0)).i64(pred).i64(int64(n))
+	l.ptr(xv.ptr).ptr(rv.ptr).ptr(uv.ptr).ptr(s.scalar(0)).ptr(s.scalar(1)).i64(pred).i64(int64(n))
 	c.submitGames(&l, s)
 }
 

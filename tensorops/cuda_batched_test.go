@@ -339,8 +339,9 @@ func runBatchOps(f *batchFixture) {
 			return be.Average
 		})
 
-	// Regret matching, both variants, each game with its own tiny.
-	tiny := f.perGame(1e-12)
+	// Regret matching, both variants, each game with its own sign and
+	// tiny.
+	tiny, signs := f.perGame(1e-12), f.perGame(-0.7)
 	rx, rr, ru := f.vec(n, f.simplex), f.vec(n, func(n int) []float64 {
 		v := f.simplex(n)
 		for i := range v {
@@ -350,9 +351,9 @@ func runBatchOps(f *batchFixture) {
 	}), f.vec(n, f.signed)
 	for _, pred := range []bool{false, true} {
 		f.checkOp(fmt.Sprintf("BatchRegretMatch predictive=%v", pred), 1e-13, 1, func() {
-			c.BatchRegretMatch(rx.g1, rr.g1, ru.g1, -0.7, tiny, pred, sel)
+			c.BatchRegretMatch(rx.g1, rr.g1, ru.g1, signs, tiny, pred, sel)
 		}, func(be tensorops.Backend, v func(*batchVec) tensorops.Vector, _ tensorops.Matrix, i int) {
-			be.RegretMatch(v(rx), v(rr), v(ru), -0.7, tiny[i], pred)
+			be.RegretMatch(v(rx), v(rr), v(ru), signs[i], tiny[i], pred)
 		})
 	}
 
@@ -466,7 +467,7 @@ func TestCUDABatchedSelectAndAllocs(t *testing.T) {
 	if a := testing.AllocsPerRun(5, func() {
 		c.BatchOperator(fp.g1, fq.g1, f.a, p.g1, q.g1, f.sel)
 		c.BatchProx(tensorops.Point{State: d.g1, Value: d.g1}, tensorops.Point{State: q.g1, Value: q.g1}, g.g1, eta, tensorops.Euclidean, f.sel)
-		c.BatchRegretMatch(d.g1, r.g1, g.g1, -1, eta, true, f.sel)
+		c.BatchRegretMatch(d.g1, r.g1, g.g1, eta, eta, true, f.sel)
 		c.BatchAxpby(d.g1, eta, d.g1, eta, g.g1, f.sel)
 		c.BatchCopy(d.g1, g.g1, f.sel)
 		if err := c.BatchAverage(gs, eta, avg, f.sel); err != nil {

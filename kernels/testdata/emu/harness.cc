@@ -1232,11 +1232,13 @@ static void batch_rm(const BShape &s)
 			}
 			tny[0] = 4 * n * 0x1p-52;
 		}
-		const double sign = -0.7;
+		vec signs(count);
+		for (i64 k = 0; k < count; k++)
+			signs[k] = k % 2 ? 1.3 : -0.7;
 		auto run = [&](unsigned grid, vec &gx, vec &gr) {
 			gx = x;
 			gr = r;
-			launch(grid, GP_THREADS, [&] { gpump_batch_rm(gx.data(), gr.data(), u.data(), sign, tny.data(), pred, n, s.games.data(), count); });
+			launch(grid, GP_THREADS, [&] { gpump_batch_rm(gx.data(), gr.data(), u.data(), signs.data(), tny.data(), pred, n, s.games.data(), count); });
 		};
 		vec gx, gr, gx2, gr2;
 		run(s.grid, gx, gr);
@@ -1244,7 +1246,7 @@ static void batch_rm(const BShape &s)
 		for (i64 k = 0; k < count; k++) {
 			const i64 gm = s.games[k];
 			vec wx = part(x, gm, n), wr = part(r, gm, n);
-			ref_rm(wx, wr, part(u, gm, n), sign, tny[k], pred);
+			ref_rm(wx, wr, part(u, gm, n), signs[k], tny[k], pred);
 			for (i64 i = 0; i < n; i++) {
 				ex = std::max(ex, fabs(gx[gm * n + i] - wx[i]));
 				er = std::max(er, fabs(gr[gm * n + i] - wr[i]));
