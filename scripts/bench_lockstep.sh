@@ -23,7 +23,7 @@ cd "$(dirname "$0")/.."
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 go build -o "$work/gpump" ./cmd/gpump
-echo "| games | tolerance | workers (measured) | lockstep on the CPU (measured) | batched calls (passes) | bytes of the passes | host share in lockstep | predicted on an H100 |"
+echo "| games | tolerance | workers (measured) | lockstep on the CPU (measured) | batched calls (passes), rounds | bytes of the passes | host share in lockstep: games' code (core-s), dispatch (s) | predicted on an H100 |"
 echo "|---|---|---|---|---|---|---|---|"
 for row in $rows; do
 	n=${row%%:*}; rest=${row#*:}; b=${rest%%:*}; e=${rest#*:}
@@ -39,9 +39,10 @@ for row in $rows; do
 		END {
 			ws = get(w, "seconds"); ls = get(l, "seconds")
 			calls = get(l, "batched_calls"); passes = get(l, "batched_passes"); host = get(l, "host_seconds")
+			rounds = get(l, "rounds"); game = get(l, "game_core_seconds"); disp = get(l, "dispatch_seconds")
 			bytes = get(l, "mean_matrix_passes") * b * n * n * 8
 			pred = host + calls * 10e-6 + bytes / 3.35e12
-			printf "| %d × %d² | %s | %.2f s, %.0f games/s | %.2f s, %.0f games/s | %d (%d) | %.1f GB | %.2f s | %.2f s (%.2f s + %.2f s + %.3f s), %.0f games/s |\n",
-				b, n, e, ws, b / ws, ls, b / ls, calls, passes, bytes / 1e9, host, pred, host, calls * 10e-6, bytes / 3.35e12, b / pred
+			printf "| %d × %d² | %s | %.2f s, %.0f games/s | %.2f s, %.0f games/s | %d (%d), %d | %.1f GB | %.2f s: %.2f, %.2f | %.2f s (%.2f s + %.2f s + %.3f s), %.0f games/s |\n",
+				b, n, e, ws, b / ws, ls, b / ls, calls, passes, rounds, bytes / 1e9, host, game, disp, pred, host, calls * 10e-6, bytes / 3.35e12, b / pred
 		}' "$work/w.json" "$work/l.json"
 done

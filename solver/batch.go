@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"gorgonia.org/tensor"
 
@@ -112,11 +113,30 @@ type BatchSettings struct {
 	// faster way on a CPU (see SolveBatch); Workers and Threads then do not
 	// apply. The caller keeps ownership of the backend.
 	Backend tensorops.Batched
+	// Stats, when not nil and the batch runs in lockstep (Backend set),
+	// receives how the batch spent its time.
+	Stats *BatchStats
 	// Done, when not nil, hears of every game as it finishes, in the
 	// order they finish, from the workers one at a time (its calls never
 	// overlap): a place to write results out as they come. r is the
 	// game's entry of SolveBatch's result.
 	Done func(k int, r *BatchResult)
+}
+
+// BatchStats describes a lockstep batch: the games' own code (step logic,
+// stopping, the exact polish, the queueing of operations), which runs on
+// up to GOMAXPROCS goroutines, and the dispatch (grouping the queued
+// operations and running them on the backend), which runs on one.
+type BatchStats struct {
+	// Rounds counts the times every running game waited for results and
+	// the queued operations ran.
+	Rounds int
+	// GameTime is the time the games' code ran, summed over the goroutines
+	// that ran it (core time).
+	GameTime time.Duration
+	// DispatchTime is the wall time of the dispatch, the backend's calls
+	// included.
+	DispatchTime time.Duration
 }
 
 // BatchResult is one game's outcome in a batch.

@@ -444,8 +444,9 @@ func TestSolveBatchLockstepCalls(t *testing.T) {
 		cpu := tensorops.NewCPU(1)
 		be := &countingBackend{CPU: cpu, batched: map[string]int{}, single: map[string]int{}}
 		meth, _ := solver.NewMethod(name)
+		var stats solver.BatchStats
 		res, err := solver.SolveBatch(context.Background(), batch, &solver.BatchSettings{
-			Settings: solver.Settings{RelGap: 1e-4, MaxIterations: 5000}, Backend: be}, meth)
+			Settings: solver.Settings{RelGap: 1e-4, MaxIterations: 5000}, Backend: be, Stats: &stats}, meth)
 		cpu.Close()
 		if err != nil {
 			t.Fatal(err)
@@ -464,7 +465,11 @@ func TestSolveBatchLockstepCalls(t *testing.T) {
 		if got := be.batched["pass"]; got > most+most/50 || got == 0 {
 			t.Errorf("%s: %d batched passes for %d games, the slowest needing %d passes alone", name, got, b, most)
 		}
-		t.Logf("%s: %d batched passes (slowest game %d passes, all games %d), %d batched statistics",
-			name, be.batched["pass"], most, total, be.batched["sync"])
+		// Every round ends with the statistics of the games still running.
+		if stats.Rounds < be.batched["sync"]/2 || stats.Rounds > be.batched["sync"]+1 || stats.GameTime <= 0 || stats.DispatchTime <= 0 {
+			t.Errorf("%s: stats %+v for %d batched statistics", name, stats, be.batched["sync"])
+		}
+		t.Logf("%s: %d batched passes (slowest game %d passes, all games %d), %d batched statistics, %+v",
+			name, be.batched["pass"], most, total, be.batched["sync"], stats)
 	}
 }

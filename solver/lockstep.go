@@ -7,6 +7,8 @@ import (
 	"iter"
 	"runtime"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"gorgonia.org/tensor"
 
@@ -139,7 +141,8 @@ type lockstep struct {
 	host   []float64
 	// err is a failure of the backend outside a synchronization point
 	// (allocation, selection): every lane's next wait returns it.
-	err error
+	err   error
+	stats BatchStats
 }
 
 func newLockstep(bb tensorops.Batched, bt *Batch) (*lockstep, error) {
@@ -183,24 +186,31 @@ func (d *lockstep) run(solve func(l *lane)) {
 	}()
 	active := append([]*lane(nil), d.lanes...)
 	shards := min(runtime.GOMAXPROCS(0), len(active))
-	var wg sync.WaitGroup
+	var (
+		wg       sync.WaitGroup
+		gameTime atomic.Int64
+	)
+	resume := func(ls []*lane) {
+		t0 := time.Now()
+		for _, l := range ls {
+			l.resume()
+		}
+		gameTime.Add(int64(time.Since(t0)))
+	}
 	for len(active) > 0 {
 		if shards > 1 && len(active) >= 2*shards {
 			for w := range shards {
 				lo, hi := w*len(active)/shards, (w+1)*len(active)/shards
-				wg.Go(func() {
-					for _, l := range active[lo:hi] {
-						l.resume()
-					}
-				})
+				wg.Go(func() { resume(active[lo:hi]) })
 			}
 			wg.Wait()
 		} else {
-			for _, l := range active {
-				l.resume()
-			}
+			resume(active)
 		}
+		t0 := time.Now()
 		d.flush()
+		d.stats.DispatchTime += time.Since(t0)
+		d.stats.Rounds++
 		kept := active[:0]
 		for _, l := range active {
 			if !l.done {
@@ -209,6 +219,7 @@ func (d *lockstep) run(solve func(l *lane)) {
 		}
 		active = kept
 	}
+	d.stats.GameTime = time.Duration(gameTime.Load())
 }
 
 // resume runs the lane until it waits or its game ends.
@@ -846,5 +857,8 @@ func solveLockstep(ctx context.Context, bb tensorops.Batched, bt *Batch, bs *Bat
 		}
 		report(l.k)
 	})
+	if bs.Stats != nil {
+		*bs.Stats = d.stats
+	}
 	return nil
 }

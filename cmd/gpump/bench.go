@@ -153,14 +153,19 @@ type benchGamesOutput struct {
 	MaxIterations  int     `json:"max_iterations"`
 	// Device and Mode ("workers", "lockstep") say how the batch ran; in
 	// lockstep, BatchedCalls counts the batched operations (BatchedPasses
-	// the passes over the matrices among them), BackendSeconds the time
-	// spent in them and HostSeconds the rest.
-	Device         string  `json:"device"`
-	Mode           string  `json:"mode"`
-	BatchedCalls   int     `json:"batched_calls,omitempty"`
-	BatchedPasses  int     `json:"batched_passes,omitempty"`
-	BackendSeconds float64 `json:"backend_seconds,omitempty"`
-	HostSeconds    float64 `json:"host_seconds,omitempty"`
+	// the passes over the matrices among them) over Rounds rounds,
+	// BackendSeconds the time spent in them and HostSeconds the rest: the
+	// games' own code (GameCoreSeconds, core time, spread over the cores)
+	// and the serial dispatch around the calls (DispatchSeconds).
+	Device          string  `json:"device"`
+	Mode            string  `json:"mode"`
+	BatchedCalls    int     `json:"batched_calls,omitempty"`
+	BatchedPasses   int     `json:"batched_passes,omitempty"`
+	BackendSeconds  float64 `json:"backend_seconds,omitempty"`
+	HostSeconds     float64 `json:"host_seconds,omitempty"`
+	Rounds          int     `json:"rounds,omitempty"`
+	GameCoreSeconds float64 `json:"game_core_seconds,omitempty"`
+	DispatchSeconds float64 `json:"dispatch_seconds,omitempty"`
 }
 
 // benchGames times SolveBatch on seeded uniform games.
@@ -208,8 +213,9 @@ func benchGames(c *cli.Context, m, n int, dt tensor.Dtype) error {
 		timed = &timedBatched{Batched: bb}
 	}
 	settings := &solver.BatchSettings{Settings: solver.Settings{RelGap: eps, MaxIterations: 1000000}, Workers: workers, Threads: 1}
+	var stats solver.BatchStats
 	if timed != nil {
-		settings.Backend = timed
+		settings.Backend, settings.Stats = timed, &stats
 	}
 	t0 := time.Now()
 	res, err := solver.SolveBatch(c.Context, batch, settings, nil)
@@ -224,6 +230,9 @@ func benchGames(c *cli.Context, m, n int, dt tensor.Dtype) error {
 		out.BatchedCalls, out.BatchedPasses = timed.calls, timed.passes
 		out.BackendSeconds = timed.spent.Seconds()
 		out.HostSeconds = el - out.BackendSeconds
+		out.Rounds = stats.Rounds
+		out.GameCoreSeconds = stats.GameTime.Seconds()
+		out.DispatchSeconds = stats.DispatchTime.Seconds() - out.BackendSeconds
 	}
 	passes := 0
 	for _, r := range res {
@@ -251,7 +260,8 @@ func benchGames(c *cli.Context, m, n int, dt tensor.Dtype) error {
 	fmt.Fprintf(c.App.Writer, "%d games of %d x %d %s to relative gap %g, %s: %.3f s, %.0f games/s\n", games, m, n, out.Precision, eps, how, el, out.GamesPerSec)
 	fmt.Fprintf(c.App.Writer, "converged %d, worst relative gap %.2g, %.0f passes a game, %.2f GFLOP/s in passes, %d subgame solves\n", out.Converged, out.WorstRelGap, out.MeanPasses, out.PassGFLOPs, out.SubgameSolves)
 	if timed != nil {
-		fmt.Fprintf(c.App.Writer, "%d batched calls (%d passes), %.3f s in them, %.3f s on the host\n", out.BatchedCalls, out.BatchedPasses, out.BackendSeconds, out.HostSeconds)
+		fmt.Fprintf(c.App.Writer, "%d batched calls (%d passes) in %d rounds, %.3f s in them, %.3f s on the host: the games' code %.3f core-s (parallel), the dispatch %.3f s (serial)\n",
+			out.BatchedCalls, out.BatchedPasses, out.Rounds, out.BackendSeconds, out.HostSeconds, out.GameCoreSeconds, out.DispatchSeconds)
 	}
 	return nil
 }
