@@ -80,8 +80,8 @@ gpump gen NAME --count B writes such an array.
 Small .npy files of one shape (up to 256×256 entries), given as arguments,
 directories or globs without flags of their own, are likewise read and
 solved together, up to --batch-size at a time, each with its own line as if
-solved alone (not with --device other than cpu, --oracle sampled, --init,
---mmap or --format).
+solved alone (not with --oracle sampled, --init, --mmap or --format; with
+--device cuda each group runs in lockstep on the GPU).
 
 --strategies FILE.npz writes the strategies: members row and column (B×m
 and B×n, a row per game) when the batch is one such file; otherwise members

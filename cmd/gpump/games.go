@@ -566,7 +566,7 @@ func groupable(c interface {
 	String(string) string
 	Bool(string) bool
 }) bool {
-	return c.String("device") == "cpu" && c.String("oracle") == "exact" && c.String("init") == "" &&
+	return c.String("oracle") == "exact" && c.String("init") == "" &&
 		!c.Bool("mmap") && c.String("format") == ""
 }
 
