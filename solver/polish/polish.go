@@ -210,6 +210,7 @@ func Polish(ctx context.Context, g Game, p, q []float64, opt *Options) (Result, 
 			return finish(RoundLimit, nil)
 		}
 		k, l := len(w.R), len(w.C)
+		collectBefore(k * l)
 		w.a = grow(w.a, k*l)
 		if err := g.Rows(w.R, w.C, w.a); err != nil {
 			return finish(0, fmt.Errorf("polish: gathering the subgame: %w", err))

@@ -294,6 +294,7 @@ func (sw *spxWork) factor(a []float64, k, l int) bool {
 	if len(sw.kr) != S {
 		return false
 	}
+	collectBefore(S * S)
 	sw.lu = grow(sw.lu, S*S)
 	sw.cm = grow(sw.cm, nl*S)
 	sw.zk = grow(sw.zk, S)

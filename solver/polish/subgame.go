@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 
 	"gonum.org/v1/gonum/blas"
@@ -678,11 +679,30 @@ func zobrist(n int, seed uint64) []uint64 {
 	return k
 }
 
+// grow returns s with length n, reallocated only when too short. A new
+// slice gets a quarter more capacity than asked: a polish round adds rows
+// and columns, and the subgame's and the basis factors' buffers then grow a
+// little at a time; reallocating each to its exact size would leave a
+// buffer of garbage per round (at 4000×4000, 250 MB over a solve). Capacity
+// that is never written costs no resident memory.
 func grow(s []float64, n int) []float64 {
 	if cap(s) < n {
-		return make([]float64, n)
+		return make([]float64, n, n+n/4)
 	}
 	return s[:n]
+}
+
+// collectBefore runs a garbage collection before a buffer of n float64 is
+// allocated or refilled, when that buffer is large (8 MiB or more): the
+// garbage of the previous round or factorization (gonum's blocked LU
+// allocates as it runs) is then reused instead of growing the heap to twice
+// its live size, which is what bounds the peak memory of a large polish.
+// The heap is mostly the pointer-free payoff matrix, so a collection costs
+// little next to the factorization it precedes.
+func collectBefore(n int) {
+	if n >= 1<<20 {
+		runtime.GC()
+	}
 }
 
 func growInt(s []int, n int) []int {
