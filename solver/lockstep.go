@@ -433,7 +433,7 @@ func (d *lockstep) batched(op *laneOp) {
 		err := bb.BatchProxStats(d.pdst, d.s1, d.pb, sel)
 		for i, l := range d.group {
 			copy(l.op().pdst, d.pdst[i*nb:(i+1)*nb])
-			l.err = wrapErr(err)
+			l.fail(err)
 		}
 		clear(d.pb)
 	case lkAverage:
@@ -448,7 +448,7 @@ func (d *lockstep) batched(op *laneOp) {
 		err := bb.BatchAverage(d.adst, d.s1, d.ab, sel)
 		for i, l := range d.group {
 			copy(l.op().adst, d.adst[i*nb:(i+1)*nb])
-			l.err = wrapErr(err)
+			l.fail(err)
 		}
 		clear(d.ab)
 	case lkStore:
@@ -459,8 +459,18 @@ func (d *lockstep) batched(op *laneOp) {
 		err := bb.Store(d.host, sl(0))
 		for _, l := range d.group {
 			copy(l.op().host, d.host[l.k*n:(l.k+1)*n])
-			l.err = wrapErr(err)
+			l.fail(err)
 		}
+	}
+}
+
+// fail records err (nil: none) as the lane's error for its next wait,
+// unless an earlier operation of the same flush failed: Load queues
+// without waiting, so its failure must outlive the synchronization point
+// that follows it, whose own success would otherwise hide it.
+func (l *lane) fail(err error) {
+	if l.err == nil && err != nil {
+		l.err = wrapErr(err)
 	}
 }
 
@@ -502,7 +512,7 @@ func (l *lane) runOne(op *laneOp) {
 	d := l.d
 	be := d.bb
 	if d.err != nil {
-		l.err = d.err
+		l.fail(d.err)
 		return
 	}
 	v := &op.v
@@ -530,9 +540,9 @@ func (l *lane) runOne(op *laneOp) {
 	case lkStart:
 		be.Start(tensorops.Point{State: vw(0), Value: vw(1)}, viewSet(op.set))
 	case lkLoad:
-		l.err = wrapErr(be.Load(vw(0), op.host))
+		l.fail(be.Load(vw(0), op.host))
 	case lkStore:
-		l.err = wrapErr(be.Store(op.host, vw(0)))
+		l.fail(be.Store(op.host, vw(0)))
 	case lkSampled:
 		be.SampledOperator(vw(0), vw(1), op.mat.v, op.at, vw(2), vw(3), op.draw)
 	case lkProxStats:
@@ -542,7 +552,7 @@ func (l *lane) runOne(op *laneOp) {
 				M: view(b.M), G: view(b.G), Lin: view(b.Lin), AvgX: view(b.AvgX), AvgG: view(b.AvgG),
 				NewAvgX: view(b.NewAvgX), NewAvgG: view(b.NewAvgG)})
 		}
-		l.err = wrapErr(be.ProxStats(op.pdst, op.s1, d.pb))
+		l.fail(be.ProxStats(op.pdst, op.s1, d.pb))
 		clear(d.pb)
 	case lkAverage:
 		d.ab = d.ab[:0]
@@ -550,7 +560,7 @@ func (l *lane) runOne(op *laneOp) {
 			d.ab = append(d.ab, tensorops.AvgBlock{Set: viewSet(b.Set), X: view(b.X), G: view(b.G), Lin: view(b.Lin),
 				AvgX: view(b.AvgX), AvgG: view(b.AvgG)})
 		}
-		l.err = wrapErr(be.Average(op.adst, op.s1, d.ab))
+		l.fail(be.Average(op.adst, op.s1, d.ab))
 		clear(d.ab)
 	}
 }
