@@ -327,7 +327,7 @@ func (d *lockstep) runGroup() {
 			d.s2 = append(d.s2, op.s2)
 		}
 		if err := d.bb.Select(d.sel, d.games); err != nil {
-			d.err = fmt.Errorf("solver: %w", err)
+			d.err = err
 		} else {
 			d.batched(first)
 			return
@@ -467,19 +467,13 @@ func (d *lockstep) batched(op *laneOp) {
 // fail records err (nil: none) as the lane's error for its next wait,
 // unless an earlier operation of the same flush failed: Load queues
 // without waiting, so its failure must outlive the synchronization point
-// that follows it, whose own success would otherwise hide it.
+// that follows it, whose own success would otherwise hide it. The error is
+// the backend's own, as a Backend returns it: the game's code adds the
+// package's prefix.
 func (l *lane) fail(err error) {
 	if l.err == nil && err != nil {
-		l.err = wrapErr(err)
+		l.err = err
 	}
-}
-
-// wrapErr wraps a backend's error (nil stays nil).
-func wrapErr(err error) error {
-	if err == nil {
-		return nil
-	}
-	return fmt.Errorf("solver: %w", err)
 }
 
 // grow returns s with length n, reallocated only when too short.

@@ -28,8 +28,9 @@ func (f *faultyBackend) Load(dst tensorops.Vector, src []float64) error {
 	return f.CPU.Load(dst, src)
 }
 
-// A failed Load fails its game in lockstep as it does alone, although Load
-// queues without waiting and the synchronization point after it succeeds.
+// A failed Load fails its game in lockstep as it does alone, with the same
+// error, although Load queues without waiting and the synchronization point
+// after it succeeds.
 func TestSolveBatchLockstepLoadFault(t *testing.T) {
 	const b, m, n = 4, 10, 9
 	batch, err := solver.NewBatch(stack(t, tensor.Float64, b, m, n, -1))
@@ -37,6 +38,23 @@ func TestSolveBatchLockstepLoadFault(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := solver.Settings{RelGap: 1e-6, MaxIterations: 3000}
+	// Alone on the same backend the game fails: the lockstep must not be
+	// the only one not to notice.
+	g, err := solver.NewMatrixGame(batch.Game(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpu := tensorops.NewCPU(1)
+	defer cpu.Close()
+	if err := g.Place(&faultyBackend{CPU: cpu, failLoad: 1}); err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	meth, _ := solver.NewMethod("ga-smooth")
+	_, alone := solver.Solve(context.Background(), g, &s, meth)
+	if !errors.Is(alone, errInjected) {
+		t.Fatalf("alone: error %v, want the failed Load", alone)
+	}
 	for _, name := range []string{"ga-smooth", "rm+", "omwu"} {
 		cpu := tensorops.NewCPU(1)
 		fb := &faultyBackend{CPU: cpu, failLoad: 1}
@@ -50,25 +68,9 @@ func TestSolveBatchLockstepLoadFault(t *testing.T) {
 			t.Fatalf("%s: no Load: the test tests nothing", name)
 		}
 		for k := range res {
-			if !errors.Is(res[k].Err, errInjected) {
-				t.Errorf("%s game %d: error %v, status %v: want the failed Load", name, k, res[k].Err, res[k].Status)
+			if !errors.Is(res[k].Err, errInjected) || res[k].Err.Error() != alone.Error() {
+				t.Errorf("%s game %d: error %v, status %v: want the failed Load (%q alone)", name, k, res[k].Err, res[k].Status, alone)
 			}
 		}
-	}
-	// Alone on the same backend the game fails too: the lockstep must not
-	// be the only one to notice.
-	g, err := solver.NewMatrixGame(batch.Game(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cpu := tensorops.NewCPU(1)
-	defer cpu.Close()
-	if err := g.Place(&faultyBackend{CPU: cpu, failLoad: 1}); err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
-	meth, _ := solver.NewMethod("ga-smooth")
-	if _, err := solver.Solve(context.Background(), g, &s, meth); !errors.Is(err, errInjected) {
-		t.Fatalf("alone: error %v, want the failed Load", err)
 	}
 }
