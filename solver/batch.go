@@ -108,9 +108,10 @@ type BatchSettings struct {
 	// games' iterations advance together and each operation runs once for
 	// every game still running, as one batched call (one kernel launch on
 	// a device: see tensorops.Batched). Each game's step logic, stopping
-	// and result are still its own. nil means the per-core workers, the
-	// faster way on a CPU (see SolveBatch); Workers and Threads then do not
-	// apply. The caller keeps ownership of the backend.
+	// and result are still its own; Workers and Threads do not apply (the
+	// backend has its own threads). nil means the per-core workers, the
+	// faster way on a CPU (see SolveBatch). The caller keeps ownership of
+	// the backend.
 	Backend tensorops.Batched
 	// Done, when not nil, hears of every game as it finishes, in the
 	// order they finish, from the workers one at a time (its calls never
