@@ -19,11 +19,11 @@ import (
 // operations instead of running them. A lane runs until its game needs a
 // result from the backend (ProxStats, Average, Store: the synchronization
 // points of the contract), then waits. When every running game waits, the
-// dispatcher runs the queued operations round by round (the r-th operation
-// of every lane in round r), grouping the same operation on the same
+// dispatcher runs the queued operations, each lane's in its own order
+// (flush says which goes first), grouping the same operation on the same
 // vectors across games into one batched call (one launch on a device); an
-// operation without a batched form, or on a vector of a game's own, runs
-// per game on the game's views. Then it resumes the games. A game that
+// operation without a batched form runs per game on the game's views. Then
+// it resumes the games. A game that
 // meets its target simply stops queueing: it leaves the selection of the
 // next calls, so finished games cost nothing.
 //
