@@ -109,9 +109,10 @@ type BatchSettings struct {
 	// games' iterations advance together and each operation runs once for
 	// every game still running, as one batched call (one kernel launch on
 	// a device: see tensorops.Batched). Each game's step logic, stopping
-	// and result are still its own. nil means the per-core workers, the
-	// faster way on a CPU (see SolveBatch); Workers and Threads then do not
-	// apply. The caller keeps ownership of the backend.
+	// and result are still its own; Workers and Threads do not apply (the
+	// backend has its own threads). nil means the per-core workers, the
+	// faster way on a CPU (see SolveBatch). The caller keeps ownership of
+	// the backend.
 	Backend tensorops.Batched
 	// Stats, when not nil and the batch runs in lockstep (Backend set),
 	// receives how the batch spent its time.

@@ -21,11 +21,11 @@ import (
 // operations instead of running them. A lane runs until its game needs a
 // result from the backend (ProxStats, Average, Store: the synchronization
 // points of the contract), then waits. When every running game waits, the
-// dispatcher runs the queued operations round by round (the r-th operation
-// of every lane in round r), grouping the same operation on the same
+// dispatcher runs the queued operations, each lane's in its own order
+// (flush says which goes first), grouping the same operation on the same
 // vectors across games into one batched call (one launch on a device); an
-// operation without a batched form, or on a vector of a game's own, runs
-// per game on the game's views. Then it resumes the games. A game that
+// operation without a batched form runs per game on the game's views. Then
+// it resumes the games. A game that
 // meets its target simply stops queueing: it leaves the selection of the
 // next calls, so finished games cost nothing.
 //
@@ -338,7 +338,7 @@ func (d *lockstep) runGroup() {
 			d.s2 = append(d.s2, op.s2)
 		}
 		if err := d.bb.Select(d.sel, d.games); err != nil {
-			d.err = fmt.Errorf("solver: %w", err)
+			d.err = err
 		} else {
 			d.batched(first)
 			return
@@ -444,7 +444,7 @@ func (d *lockstep) batched(op *laneOp) {
 		err := bb.BatchProxStats(d.pdst, d.s1, d.pb, sel)
 		for i, l := range d.group {
 			copy(l.op().pdst, d.pdst[i*nb:(i+1)*nb])
-			l.err = wrapErr(err)
+			l.fail(err)
 		}
 		clear(d.pb)
 	case lkAverage:
@@ -459,7 +459,7 @@ func (d *lockstep) batched(op *laneOp) {
 		err := bb.BatchAverage(d.adst, d.s1, d.ab, sel)
 		for i, l := range d.group {
 			copy(l.op().adst, d.adst[i*nb:(i+1)*nb])
-			l.err = wrapErr(err)
+			l.fail(err)
 		}
 		clear(d.ab)
 	case lkStore:
@@ -470,17 +470,21 @@ func (d *lockstep) batched(op *laneOp) {
 		err := bb.Store(d.host, sl(0))
 		for _, l := range d.group {
 			copy(l.op().host, d.host[l.k*n:(l.k+1)*n])
-			l.err = wrapErr(err)
+			l.fail(err)
 		}
 	}
 }
 
-// wrapErr wraps a backend's error (nil stays nil).
-func wrapErr(err error) error {
-	if err == nil {
-		return nil
+// fail records err (nil: none) as the lane's error for its next wait,
+// unless an earlier operation of the same flush failed: Load queues
+// without waiting, so its failure must outlive the synchronization point
+// that follows it, whose own success would otherwise hide it. The error is
+// the backend's own, as a Backend returns it: the game's code adds the
+// package's prefix.
+func (l *lane) fail(err error) {
+	if l.err == nil && err != nil {
+		l.err = err
 	}
-	return fmt.Errorf("solver: %w", err)
 }
 
 // grow returns s with length n, reallocated only when too short.
@@ -513,7 +517,7 @@ func (l *lane) runOne(op *laneOp) {
 	d := l.d
 	be := d.bb
 	if d.err != nil {
-		l.err = d.err
+		l.fail(d.err)
 		return
 	}
 	v := &op.v
@@ -541,9 +545,9 @@ func (l *lane) runOne(op *laneOp) {
 	case lkStart:
 		be.Start(tensorops.Point{State: vw(0), Value: vw(1)}, viewSet(op.set))
 	case lkLoad:
-		l.err = wrapErr(be.Load(vw(0), op.host))
+		l.fail(be.Load(vw(0), op.host))
 	case lkStore:
-		l.err = wrapErr(be.Store(op.host, vw(0)))
+		l.fail(be.Store(op.host, vw(0)))
 	case lkSampled:
 		be.SampledOperator(vw(0), vw(1), op.mat.v, op.at, vw(2), vw(3), op.draw)
 	case lkProxStats:
@@ -553,7 +557,7 @@ func (l *lane) runOne(op *laneOp) {
 				M: view(b.M), G: view(b.G), Lin: view(b.Lin), AvgX: view(b.AvgX), AvgG: view(b.AvgG),
 				NewAvgX: view(b.NewAvgX), NewAvgG: view(b.NewAvgG)})
 		}
-		l.err = wrapErr(be.ProxStats(op.pdst, op.s1, d.pb))
+		l.fail(be.ProxStats(op.pdst, op.s1, d.pb))
 		clear(d.pb)
 	case lkAverage:
 		d.ab = d.ab[:0]
@@ -561,7 +565,7 @@ func (l *lane) runOne(op *laneOp) {
 			d.ab = append(d.ab, tensorops.AvgBlock{Set: viewSet(b.Set), X: view(b.X), G: view(b.G), Lin: view(b.Lin),
 				AvgX: view(b.AvgX), AvgG: view(b.AvgG)})
 		}
-		l.err = wrapErr(be.Average(op.adst, op.s1, d.ab))
+		l.fail(be.Average(op.adst, op.s1, d.ab))
 		clear(d.ab)
 	}
 }
