@@ -13,8 +13,8 @@
 #
 # The prediction for an H100 SXM (on paper: no GPU has run this) is
 #   host share + calls × 10 µs + bytes / 3.35 TB/s
-# with 10 µs for a launch and the synchronous copy of its scalars (about 3
-# µs of launch and a few of copy latency), and the bytes read once from HBM
+# with 10 µs for a launch and the copy of its scalars (about 3 µs of launch
+# and a few of copy latency, as if nothing overlapped), and the bytes read once from HBM
 # at its peak (the vectors' traffic left out, as is the L2's help on
 # batches that fit it). Needs Go.
 set -e

@@ -208,7 +208,7 @@ func (d *lockstep) run(solve func(l *lane)) {
 			resume(active)
 		}
 		t0 := time.Now()
-		d.flush()
+		d.flush(active) // the games that ended this round included: their last operations
 		d.stats.DispatchTime += time.Since(t0)
 		d.stats.Rounds++
 		kept := active[:0]
@@ -253,7 +253,8 @@ func hashKey(k *[keyLen]int32) uint64 {
 	return h
 }
 
-// flush runs every lane's queue. Each lane has a cursor at its next
+// flush runs the queues of lanes (the games running this round; finished
+// games cost nothing). Each lane has a cursor at its next
 // operation; each step takes one operation some cursors point at (the same
 // kind on the same slots), runs it for those lanes as one group and
 // advances their cursors. The step takes the operation of the lane with
@@ -261,13 +262,13 @@ func hashKey(k *[keyLen]int32) uint64 {
 // a lane that queued an extra operation before the common ones (a copy of
 // its best point, a restart) runs it alone first and then joins the
 // others' groups, instead of trailing them by one call to the end.
-func (d *lockstep) flush() {
-	for _, l := range d.lanes {
+func (d *lockstep) flush(lanes []*lane) {
+	for _, l := range lanes {
 		l.cursor = 0
 	}
 	for {
 		d.keys = d.keys[:0]
-		for _, l := range d.lanes {
+		for _, l := range lanes {
 			if l.cursor >= len(l.queue) {
 				continue
 			}
@@ -295,7 +296,7 @@ func (d *lockstep) flush() {
 			}
 		}
 		d.group = d.group[:0]
-		for _, l := range d.lanes {
+		for _, l := range lanes {
 			if l.cursor < len(l.queue) && l.queue[l.cursor].hash == d.keys[best].hash && l.queue[l.cursor].key == *d.keys[best].key {
 				d.group = append(d.group, l)
 			}
@@ -305,7 +306,7 @@ func (d *lockstep) flush() {
 			l.cursor++
 		}
 	}
-	for _, l := range d.lanes {
+	for _, l := range lanes {
 		clear(l.queue) // drop the references to the engines' slices
 		l.queue = l.queue[:0]
 	}

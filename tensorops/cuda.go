@@ -65,6 +65,14 @@ type CUDA struct {
 	kname   string
 	cleanup runtime.Cleanup
 	closed  bool
+	// stage is the page-locked staging buffer of the batched operations'
+	// scalars (cudaWorker.stageMem) and staged the words of it written
+	// since the last synchronization point: the copies that read them may
+	// still be queued, so they are not overwritten before it.
+	stage  []float64
+	staged int
+	// stageLimit, when positive, caps the staging buffer's use (tests).
+	stageLimit int
 }
 
 var _ Backend = (*CUDA)(nil)
@@ -387,6 +395,12 @@ const (
 	// point and replies nil (the copies of the batched operations' scalars,
 	// which report errors like launches).
 	cmdHtoD
+	// cmdHtoDAsync copies page-locked host memory to the device
+	// (cuMemcpyHtoDAsync on the legacy default stream, ordered with the
+	// launches); no reply, errors kept for the next synchronization point.
+	// The batched operations' per-game scalars travel this way, so that
+	// the host does not wait for the device at each of them.
+	cmdHtoDAsync
 	// cmdDtoH copies device memory to the host, which waits for all the
 	// work before it: the synchronization point. It replies with the
 	// first error since the previous one (and clears it).
@@ -436,6 +450,10 @@ type cudaWorker struct {
 	outCap   int             // strategy blocks out holds
 	host     []float64       // host copy of out, in page-locked memory
 	hostMem  unsafe.Pointer  // host's memory (cuMemAllocHost)
+	// stageMem is the page-locked staging buffer of the batched
+	// operations' scalars (cuMemAllocHost, made on first use); the caller
+	// writes it (CUDA.stage).
+	stageMem unsafe.Pointer
 	smp      cu.DevicePtr    // SampledOperator's scratch (running sums, totals, indices)
 	smpBytes int64
 	cur      *cudaCmd // the command being executed
@@ -499,13 +517,19 @@ func (w *cudaWorker) loop(dev cu.Device, kdev kernels.Device, ready chan<- error
 	if e := cu.Synchronize(); e != nil && err == nil {
 		err = cuErr("cuCtxSynchronize", e)
 	}
-	// Device memory goes with the context; the page-locked host buffer is
-	// freed explicitly.
+	// Device memory goes with the context; the page-locked host buffers
+	// are freed explicitly.
 	if w.hostMem != nil {
 		if e := cu.MemFreeHost(w.hostMem); e != nil && err == nil {
 			err = cuErr("cuMemFreeHost", e)
 		}
 		w.hostMem, w.host = nil, nil
+	}
+	if w.stageMem != nil {
+		if e := cu.MemFreeHost(w.stageMem); e != nil && err == nil {
+			err = cuErr("cuMemFreeHost", e)
+		}
+		w.stageMem = nil
 	}
 	if e := w.ctx.Destroy(); e != nil && err == nil {
 		err = cuErr("cuCtxDestroy", e)
@@ -690,6 +714,14 @@ func (w *cudaWorker) exec(q *cudaCmd) {
 		if err != nil {
 			w.pending = cuErr(q.k.op, err)
 		}
+	case cmdHtoDAsync:
+		if w.pending != nil {
+			return
+		}
+		w.counts.htod++
+		if err := cu.MemcpyHtoDAsync(q.dst, q.host, q.bytes, cu.NoStream); err != nil {
+			w.pending = cuErr("cuMemcpyHtoDAsync", err)
+		}
 	case cmdDtoD:
 		if w.pending != nil {
 			return
@@ -797,5 +829,11 @@ func (c *CUDA) submit(q *launch) {
 func (c *CUDA) sync(host unsafe.Pointer, src cu.DevicePtr, bytes int64) error {
 	c.check()
 	c.w.ch <- cudaCmd{kind: cmdDtoH, host: host, src: src, bytes: bytes}
-	return <-c.w.done
+	err := <-c.w.done
+	if err == nil && bytes > 0 {
+		// The copy waited for all the work before it, the staged
+		// scalars' copies included.
+		c.staged = 0
+	}
+	return err
 }

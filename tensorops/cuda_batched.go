@@ -12,6 +12,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/gpump/gpump/kernels"
+	"github.com/gpump/gpump/tensorops/internal/cudainit"
 )
 
 // The Batched methods of CUDA. Every batched operation is one kernel launch
@@ -219,11 +220,15 @@ func (c *CUDA) Select(sel Selection, games []int) error {
 		s.mark[g] = true
 		s.idx[i] = int64(g)
 	}
-	s.games = append(s.games[:0], games...)
-	if len(games) == 0 {
-		return nil
+	if len(games) > 0 {
+		if err := c.htod(s.dGames, unsafe.Pointer(&s.idx[0]), 8*int64(len(games)), false); err != nil {
+			// The device keeps the old indices: so must s.games, or a
+			// later Select of these games would be skipped as unchanged.
+			return err
+		}
 	}
-	return c.htod(s.dGames, unsafe.Pointer(&s.idx[0]), 8*int64(len(games)), false)
+	s.games = append(s.games[:0], games...)
+	return nil
 }
 
 // freeBatched adds the device memory of a batch matrix or a selection to
@@ -257,22 +262,89 @@ func (c *CUDA) freeBatched(ptrs []cu.DevicePtr, x any) []cu.DevicePtr {
 }
 
 // scalars uploads one operation's per-game scalars (one or two slices of
-// Len() values) into s.scal: one synchronous cuMemcpyHtoD, its error kept
-// for the next synchronization point. Slice i lands at s.scal + 8·i·Len().
-// Every operation reuses s.scal: a cuMemcpyHtoD from pageable memory on
-// the legacy default stream waits for the kernels before it (those that
-// read the previous scalars) and returns once hscal has been read.
+// Len() values) into s.scal, slice i at s.scal + 8·i·Len(). They are
+// written into the page-locked staging buffer and copied by
+// cuMemcpyHtoDAsync on the legacy default stream: ordered after the
+// kernels that read the previous scalars (every operation reuses s.scal)
+// and before the operation's own launch, without the host waiting for the
+// device. A staged region is not overwritten before the next
+// synchronization point (its copy may still be queued): when the buffer
+// is full, the caller waits for the device first. If the buffer cannot be
+// had, the copy is synchronous from pageable memory, errors kept for the
+// next synchronization point.
 func (c *CUDA) scalars(s *cudaSelection, op string, vs ...[]float64) {
 	k := len(s.games)
-	for i, v := range vs {
+	for _, v := range vs {
 		if len(v) != k {
 			panic(fmt.Sprintf("tensorops: %s: %d per-game scalars for a selection of %d", op, len(v), k))
 		}
+	}
+	if k == 0 {
+		return
+	}
+	n := len(vs) * k
+	if dst := c.stageFor(n); dst != nil {
+		for i, v := range vs {
+			copy(dst[i*k:], v)
+		}
+		c.check()
+		c.w.ch <- cudaCmd{kind: cmdHtoDAsync, dst: s.scal, host: unsafe.Pointer(&dst[0]), bytes: 8 * int64(n)}
+		return
+	}
+	for i, v := range vs {
 		copy(s.hscal[i*k:], v)
 	}
-	if k > 0 {
-		c.htod(s.scal, unsafe.Pointer(&s.hscal[0]), 8*int64(len(vs)*k), true)
+	c.htod(s.scal, unsafe.Pointer(&s.hscal[0]), 8*int64(n), true)
+}
+
+// stageWords is the size of the scalars' staging buffer: room for the
+// scalars of many batched operations between two synchronization points
+// (a lockstep round of 10 000 games needs about 50 000 words).
+const stageWords = 1 << 17
+
+// stageFor returns n free words of the staging buffer, making it on first
+// use and waiting for the device when it is full; nil when n exceeds it or
+// it cannot be made.
+func (c *CUDA) stageFor(n int) []float64 {
+	if c.stage == nil {
+		w := c.w
+		err := c.do(func() error {
+			h, code := cudainit.HostAlloc(8 * stageWords)
+			if code != 0 {
+				return codeErr("cuMemAllocHost", code)
+			}
+			w.stageMem = h
+			return nil
+		})
+		if err != nil {
+			return nil
+		}
+		c.stage = unsafe.Slice((*float64)(w.stageMem), stageWords)
 	}
+	size := len(c.stage)
+	if c.stageLimit > 0 {
+		size = min(size, c.stageLimit)
+	}
+	if n > size {
+		return nil
+	}
+	if c.staged+n > size {
+		w, ok := c.w, false
+		err := c.do(func() error {
+			if e := cu.Synchronize(); e != nil && w.pending == nil {
+				w.pending = cuErr("cuCtxSynchronize", e)
+			}
+			ok = w.pending == nil
+			return nil
+		})
+		if err != nil || !ok {
+			return nil // a failed device: the synchronous path reports it
+		}
+		c.staged = 0
+	}
+	dst := c.stage[c.staged : c.staged+n : c.staged+n]
+	c.staged += n
+	return dst
 }
 
 // scalar returns the device address of the i-th slice of scalars.

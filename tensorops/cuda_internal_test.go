@@ -82,3 +82,8 @@ func TestCUDACleanup(t *testing.T) {
 	}
 	t.Errorf("%d workers running, %d before the backend was made and dropped", cudaWorkers.Load(), before)
 }
+
+// TestStageLimit caps the words of the scalars' staging buffer in use
+// between two synchronization points, so that a test reaches the full
+// buffer and the oversized copy.
+func (c *CUDA) TestStageLimit(words int) { c.stageLimit = words }

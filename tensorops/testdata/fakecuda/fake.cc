@@ -357,6 +357,15 @@ CUresult cuMemcpyHtoD(CUdeviceptr d, const void *h, size_t n)
 	return CUDA_SUCCESS;
 }
 
+// The fake runs every launch and copy when it is issued, so an
+// asynchronous copy is the synchronous one, on the default stream only.
+CUresult cuMemcpyHtoDAsync(CUdeviceptr d, const void *h, size_t n, CUstream st)
+{
+	if (st != nullptr)
+		return CUDA_ERROR_INVALID_VALUE;
+	return cuMemcpyHtoD(d, h, n);
+}
+
 CUresult cuMemcpyDtoH(void *h, CUdeviceptr d, size_t n)
 {
 	if (CUresult r = needCtx("cuMemcpyDtoH"))
