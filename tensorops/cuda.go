@@ -442,19 +442,19 @@ type cudaWorker struct {
 	// stopped is set by stop (caller side).
 	stopped bool
 
-	ctx      cu.CUContext
-	mod      cu.Module
-	k        cudaKernels
-	ws       [2]cu.DevicePtr // reduction workspaces, cudaWorkspaceLen float64 each
-	out      cu.DevicePtr    // results of gpump_stats_finish, outCap·kernels.StatsWords float64
-	outCap   int             // strategy blocks out holds
-	host     []float64       // host copy of out, in page-locked memory
-	hostMem  unsafe.Pointer  // host's memory (cuMemAllocHost)
+	ctx     cu.CUContext
+	mod     cu.Module
+	k       cudaKernels
+	ws      [2]cu.DevicePtr // reduction workspaces, cudaWorkspaceLen float64 each
+	out     cu.DevicePtr    // results of gpump_stats_finish, outCap·kernels.StatsWords float64
+	outCap  int             // strategy blocks out holds
+	host    []float64       // host copy of out, in page-locked memory
+	hostMem unsafe.Pointer  // host's memory (cuMemAllocHost)
 	// stageMem is the page-locked staging buffer of the batched
 	// operations' scalars (cuMemAllocHost, made on first use); the caller
 	// writes it (CUDA.stage).
 	stageMem unsafe.Pointer
-	smp      cu.DevicePtr    // SampledOperator's scratch (running sums, totals, indices)
+	smp      cu.DevicePtr // SampledOperator's scratch (running sums, totals, indices)
 	smpBytes int64
 	cur      *cudaCmd // the command being executed
 	params   [maxKernelArgs]unsafe.Pointer
