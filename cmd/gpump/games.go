@@ -419,10 +419,8 @@ func gameOutput(res *solver.BatchResult, j *job, batch *solver.Batch, k int, in 
 		Device: "cpu", Threads: 1, Kernels: cpuKernels(),
 	}
 	if dev != nil {
-		out.Device, out.Kernels = dev.Name(), kernelsOf(dev)
-		if t, ok := dev.(interface{ Threads() int }); ok {
-			out.Threads = t.Threads()
-		}
+		// As gpump solve reports a device's run: --threads, the host's.
+		out.Device, out.Kernels, out.Threads = dev.Name(), kernelsOf(dev), j.threads
 	}
 	return out
 }
