@@ -20,13 +20,8 @@ import (
 // the reductions. CI runs it on the fake driver (tensorops/testdata/fakecuda);
 // without a device it skips.
 func TestCUDASameAsCPU(t *testing.T) {
-	gpu, err := tensorops.NewCUDA(0)
-	if err != nil {
-		t.Skipf("no CUDA device: %v", err)
-	}
-	defer gpu.Close()
-	cpu := tensorops.NewCPU(2)
-	defer cpu.Close()
+	gpu, cpu := cudaAndCPU(t)
+	var err error
 	a := uniformGame(61, 50, 40, -1, 1)
 	lo, hi := make([]float64, 40), make([]float64, 40)
 	for i := range lo {
@@ -84,6 +79,20 @@ func TestCUDASameAsCPU(t *testing.T) {
 }
 
 // same compares a CPU and a GPU result.
+// cudaAndCPU returns the CUDA backend (the test skips without a device)
+// and a two-thread CPU backend, both closed when the test ends.
+func cudaAndCPU(t *testing.T) (*tensorops.CUDA, *tensorops.CPU) {
+	t.Helper()
+	gpu, err := tensorops.NewCUDA(0)
+	if err != nil {
+		t.Skipf("no CUDA device: %v", err)
+	}
+	t.Cleanup(func() { gpu.Close() })
+	cpu := tensorops.NewCPU(2)
+	t.Cleanup(func() { cpu.Close() })
+	return gpu, cpu
+}
+
 func same(t *testing.T, label string, r1, r2 *solver.Result) {
 	t.Helper()
 	if r1.Iterations != r2.Iterations || r1.Restarts != r2.Restarts || math.Abs(r1.Gap-r2.Gap) > 1e-9*math.Max(r1.Gap, 1e-300) {
@@ -98,13 +107,7 @@ func same(t *testing.T, label string, r1, r2 *solver.Result) {
 // summation order of the reductions, for every method; the default route
 // certifies every game to its target.
 func TestCUDASolveBatch(t *testing.T) {
-	gpu, err := tensorops.NewCUDA(0)
-	if err != nil {
-		t.Skipf("no CUDA device: %v", err)
-	}
-	defer gpu.Close()
-	cpu := tensorops.NewCPU(2)
-	defer cpu.Close()
+	gpu, cpu := cudaAndCPU(t)
 	const b, m, n = 7, 19, 13
 	stack := tensor.New(tensor.Of(tensor.Float64), tensor.WithShape(b, m, n))
 	for k := range b {
