@@ -8,6 +8,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/gpump/gpump/solver"
+	"github.com/gpump/gpump/tensorops"
 )
 
 // Solve a matrix game: the row player maximizes pᵀAq. The result certifies
@@ -89,4 +90,40 @@ func ExampleSolveBatch() {
 	// game 0: converged, value in [0.0000, 0.0000], row [0.500 0.500]
 	// game 1: converged, value in [0.6667, 0.6667], row [0.333 0.667]
 	// game 2: solver: payoff matrix entry (0, 1) is NaN
+}
+
+// A batch in lockstep on a batched backend: each operation of an iteration
+// is one call for every game still running (one kernel launch on a GPU,
+// tensorops.NewCUDA in a build with -tags cuda; here the CPU backend, which
+// gives each game the result of solving it alone).
+func ExampleSolveBatch_lockstep() {
+	a := tensor.New(tensor.WithShape(2, 2, 3), tensor.WithBacking([]float64{
+		1, -1, 0, -1, 1, 0, // value 0
+		3, 1, 2, 0, 2, 1, // value 3/2, the rows mixed half and half
+	}))
+	batch, err := solver.NewBatch(a)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	be := tensorops.NewCPU(0)
+	defer be.Close()
+	var stats solver.BatchStats
+	res, err := solver.SolveBatch(context.Background(), batch, &solver.BatchSettings{
+		Settings: solver.Settings{RelGap: 1e-9, MaxIterations: 100000},
+		Backend:  be,
+		Stats:    &stats,
+	}, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for k, r := range res {
+		fmt.Printf("game %d: %v, value in [%.4f, %.4f]\n", k, r.Status, r.ValueLower, r.ValueUpper)
+	}
+	fmt.Println("rounds:", stats.Rounds > 0)
+	// Output:
+	// game 0: converged, value in [0.0000, 0.0000]
+	// game 1: converged, value in [1.5000, 1.5000]
+	// rounds: true
 }
