@@ -34,6 +34,13 @@ import (
 //     (the warm-started simplex of package polish, measured on uniform
 //     games of 300² to 2000² here). Both are estimates from sizes, not timings, so
 //     that the route of a solve does not depend on the machine's load.
+//   - Before that crossover, on games of 160×160 and more and for targets
+//     at least a decade below the handover, RM+ first goes one decade past
+//     the handover when those passes (extrapolated the same way) are
+//     predicted to cost less than half the crossover: its better support
+//     guess then saved the crossover 2–4× on uniform, Gaussian and rank-one
+//     games of 1000². Games whose RM+ is slow or whose supports are small
+//     (police games) hand over at once.
 //   - After a crossover that did not reach the target (its subgame grew
 //     too large, its rounds ran out, rounding stalled it), RM+ goes on,
 //     warm-started from the best certified pair.
@@ -168,6 +175,20 @@ func (m *Auto) solveRoute(ctx context.Context, dst *Result, p Problem, s *Settin
 	switch {
 	case dst.Status != Converged || ph.met(dst):
 	case ph.polishPays(g, dst, target):
+		if next := handover / 10; next > target && ph.decadePays(g, dst) && g.m*g.n >= decadeMinEntries {
+			// One decade more of RM+ first: its passes cost less than
+			// what a better support guess saves the crossover.
+			route += " → " + first.Name()
+			s2 := ph.settings(next)
+			s2.Init = append([]float64(nil), dst.X...)
+			if err := SolveInto(ctx, dst, p, s2, first); err != nil {
+				return err
+			}
+			ph.add(dst)
+			if dst.Status != Converged || ph.met(dst) {
+				break
+			}
+		}
 		route += " → polish"
 		ok, err := m.polish(ctx, dst, g, target, ph)
 		if err != nil {
@@ -363,10 +384,44 @@ func (ph *phases) fill(dst *Result) {
 // polishPays predicts whether the crossover reaches target sooner than
 // RM+ going on (see Auto).
 func (ph *phases) polishPays(g *MatrixGame, dst *Result, target float64) bool {
-	if len(ph.gaps) < 2 {
+	end, alpha, ok := ph.decay()
+	if !ok {
 		return true
 	}
-	end := ph.gaps[len(ph.gaps)-1]
+	passes := float64(end.passes) * (math.Pow(end.gap/target, 1/alpha) - 1)
+	return polishSeconds(dst) < passSeconds(g, passes)
+}
+
+// decadeMinEntries is the smallest game that decadePays applies to: from
+// 160×160 up, where DefaultHandover is 1e-3 and a pass is mostly reading A
+// (the model's bandwidth); on smaller games an iteration's fixed costs
+// dominate its passes and the handover is already tuned by size.
+const decadeMinEntries = 160 * 160
+
+// decadePays predicts whether, at the handover, RM+ should first bring the
+// gap down one decade more: when those passes cost less than half the
+// crossover's predicted time. A decade more of RM+ sharpens the support
+// guess, and the crossover then needed 2–4× less time on uniform,
+// Gaussian and rank-one games of 1000² (half is the conservative end);
+// games whose RM+ is slow (police games, rank-one ones) thus hand over at
+// once, those whose RM+ is fast but whose supports are large go on.
+func (ph *phases) decadePays(g *MatrixGame, dst *Result) bool {
+	end, alpha, ok := ph.decay()
+	if !ok {
+		return false
+	}
+	passes := float64(end.passes) * (math.Pow(10, 1/alpha) - 1)
+	return passSeconds(g, passes) < polishSeconds(dst)/2
+}
+
+// decay returns the first phase's last gap and the exponent α of its
+// decay as gap ∝ T^−α between the middle and the end of the phase, in
+// [1, 3]; ok is false before two samples.
+func (ph *phases) decay() (end passGap, alpha float64, ok bool) {
+	if len(ph.gaps) < 2 {
+		return passGap{}, 0, false
+	}
+	end = ph.gaps[len(ph.gaps)-1]
 	mid := end
 	for _, pg := range ph.gaps {
 		if pg.passes >= end.passes/2 {
@@ -374,21 +429,26 @@ func (ph *phases) polishPays(g *MatrixGame, dst *Result, target float64) bool {
 			break
 		}
 	}
-	alpha := 1.0
+	alpha = 1.0
 	if mid.passes < end.passes && mid.gap > end.gap && end.gap > 0 {
 		alpha = math.Log(mid.gap/end.gap) / math.Log(float64(end.passes)/float64(mid.passes))
 	}
-	alpha = min(max(alpha, 1), 3)
-	passes := float64(end.passes) * (math.Pow(end.gap/target, 1/alpha) - 1)
+	return end, min(max(alpha, 1), 3), true
+}
+
+// passSeconds is the predicted time of passes over g's matrix.
+func passSeconds(g *MatrixGame, passes float64) float64 {
 	size := 8.0
 	if g.a.Dtype() == tensor.Float32 {
 		size = 4
 	}
-	foSeconds := passes * float64(g.m) * float64(g.n) * size / autoBandwidth
-	sr, sc := support(dst.Row), support(dst.Column)
-	sub := float64(max(sr, sc))
-	polishSeconds := autoSubgames * autoSecondsPerCub * sub * sub * sub
-	return polishSeconds < foSeconds
+	return passes * float64(g.m) * float64(g.n) * size / autoBandwidth
+}
+
+// polishSeconds is the crossover's predicted time from dst's pair.
+func polishSeconds(dst *Result) float64 {
+	sub := float64(max(support(dst.Row), support(dst.Column)))
+	return autoSubgames * autoSecondsPerCub * sub * sub * sub
 }
 
 // support counts the entries of x above 1e-3 times its largest.

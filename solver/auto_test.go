@@ -58,12 +58,19 @@ func TestAuto(t *testing.T) {
 }
 
 // TestAutoRoutes: what the route is made of, and that its limits, its
-// recorder and its status describe the whole route.
+// recorder and its status describe the whole route. On this uniform game
+// RM+ is fast and the support large, so RM+ goes one decade past the
+// handover before the crossover (Auto's decade rule); on a police game,
+// where RM+ is slow and the support small, the crossover starts at the
+// handover.
 func TestAutoRoutes(t *testing.T) {
+	if r := solveWith(t, gen(t, "police:n=400,layout=grid,seed=3"), nil, &solver.Settings{RelGap: 1e-10, MaxIterations: 100000}); r.Route != "rm+ → polish" || r.Status != solver.Converged {
+		t.Errorf("police game: route %q, %v", r.Route, r.Status)
+	}
 	a := uniformGame(27, 300, 260, -1, 1)
 	var rec countRecorder
 	res := solveWith(t, a, nil, &solver.Settings{RelGap: 1e-10, MaxIterations: 100000, Recorder: &rec})
-	if res.Route != "rm+ → polish" || res.Status != solver.Converged || res.SubgameSolves == 0 || res.SubgameSize == 0 {
+	if res.Route != "rm+ → rm+ → polish" || res.Status != solver.Converged || res.SubgameSolves == 0 || res.SubgameSize == 0 {
 		t.Fatalf("route %q, %v, %d subgame solves of up to %d", res.Route, res.Status, res.SubgameSolves, res.SubgameSize)
 	}
 	if rec.inits != 1 || rec.last.Iteration != res.Iterations || rec.back {
