@@ -161,10 +161,11 @@ func (m *Auto) solveRoute(ctx context.Context, dst *Result, p Problem, s *Settin
 	}
 	ph.add(dst)
 	route := first.Name()
-	// goOn runs RM+ again to the target, warm-started from the best pair.
-	goOn := func() error {
+	// goOn runs RM+ again to the relative gap rel, warm-started from the
+	// best pair.
+	goOn := func(rel float64) error {
 		route += " → " + first.Name()
-		s3 := ph.settings(target)
+		s3 := ph.settings(rel)
 		s3.Init = append([]float64(nil), dst.X...)
 		if err := SolveInto(ctx, dst, p, s3, first); err != nil {
 			return err
@@ -175,16 +176,12 @@ func (m *Auto) solveRoute(ctx context.Context, dst *Result, p Problem, s *Settin
 	switch {
 	case dst.Status != Converged || ph.met(dst):
 	case ph.polishPays(g, dst, target):
-		if next := handover / sqrt10; next > target && ph.decadePays(g, dst) && g.m*g.n >= decadeMinEntries {
+		if next := handover / sqrt10; g.m*g.n >= decadeMinEntries && next > target && ph.decadePays(g, dst) {
 			// Half a decade more of RM+ first: its passes cost less than
 			// what a better support guess saves the crossover.
-			route += " → " + first.Name()
-			s2 := ph.settings(next)
-			s2.Init = append([]float64(nil), dst.X...)
-			if err := SolveInto(ctx, dst, p, s2, first); err != nil {
+			if err := goOn(next); err != nil {
 				return err
 			}
-			ph.add(dst)
 			if dst.Status != Converged || ph.met(dst) {
 				break
 			}
@@ -195,7 +192,7 @@ func (m *Auto) solveRoute(ctx context.Context, dst *Result, p Problem, s *Settin
 			return err
 		}
 		if !ok && ph.left() {
-			if err := goOn(); err != nil {
+			if err := goOn(target); err != nil {
 				return err
 			}
 		}
@@ -203,7 +200,7 @@ func (m *Auto) solveRoute(ctx context.Context, dst *Result, p Problem, s *Settin
 		// From its handover pair, warm-started: in effect a restart,
 		// which needed no more passes than one run on the README's
 		// families.
-		if err := goOn(); err != nil {
+		if err := goOn(target); err != nil {
 			return err
 		}
 	}

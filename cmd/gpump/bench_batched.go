@@ -17,12 +17,19 @@ type timedBatched struct {
 	spent         time.Duration
 }
 
+// time counts a batched call (a pass when pass is set) and returns the
+// function that adds its time.
 func (t *timedBatched) time(pass bool) func() {
-	t0 := time.Now()
 	t.calls++
 	if pass {
 		t.passes++
 	}
+	return t.clock()
+}
+
+// clock returns the function that adds the time since now to spent.
+func (t *timedBatched) clock() func() {
+	t0 := time.Now()
 	return func() { t.spent += time.Since(t0) }
 }
 
@@ -71,8 +78,8 @@ func (t *timedBatched) BatchRegretMatch(x, r, u tensorops.Vector, sign, tiny []f
 	t.Batched.BatchRegretMatch(x, r, u, sign, tiny, predictive, sel)
 }
 
+// Select is timed but not counted: it is part of the call it prepares.
 func (t *timedBatched) Select(sel tensorops.Selection, games []int) error {
-	defer t.time(false)()
-	t.calls-- // part of the call it prepares
+	defer t.clock()()
 	return t.Batched.Select(sel, games)
 }
