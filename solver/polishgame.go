@@ -19,7 +19,10 @@ type polishGame struct {
 	p, q, fp, fq tensorops.Vector
 }
 
-var _ polish.Game = (*polishGame)(nil)
+var (
+	_ polish.Game   = (*polishGame)(nil)
+	_ polish.Lender = (*polishGame)(nil)
+)
 
 // polishOf returns the placement's crossover view, made on first use.
 func polishOf(pl *placement) (*polishGame, error) {
@@ -69,6 +72,17 @@ func (pg *polishGame) Pass(ctx context.Context, p, q, aq, atp []float64) error {
 		return fmt.Errorf("solver: %w", err)
 	}
 	return nil
+}
+
+// Lend lends the host copy of A in place with the unit as its scale, when
+// A is float64: a float32 A would need a mixed-precision kernel for every
+// product, and its subgame copy is still made.
+func (pg *polishGame) Lend() (polish.Matrix, bool) {
+	a, n := pg.pl.g.a, pg.pl.g.n
+	if a.Dtype() != tensor.Float64 {
+		return polish.Matrix{}, false
+	}
+	return polish.Matrix{Data: a.Float64s(), N: n, Stride: n, Scale: pg.pl.unit}, true
 }
 
 // Rows gathers A[rows, cols] times the unit from the host copy of A.

@@ -12,7 +12,10 @@ type Dense struct {
 	A    []float64 // M·N entries, row-major
 }
 
-var _ Game = (*Dense)(nil)
+var (
+	_ Game   = (*Dense)(nil)
+	_ Lender = (*Dense)(nil)
+)
 
 // Dims returns the numbers of rows and columns.
 func (d *Dense) Dims() (m, n int) { return d.M, d.N }
@@ -47,6 +50,11 @@ func (d *Dense) Rows(rows, cols []int, dst []float64) error {
 		}
 	}
 	return nil
+}
+
+// Lend lends A in place.
+func (d *Dense) Lend() (Matrix, bool) {
+	return Matrix{Data: d.A, N: d.N, Stride: d.N, Scale: 1}, len(d.A) == d.M*d.N
 }
 
 // MaxAbs returns max |A_ij|, the unit of Polish's relative gap.

@@ -28,7 +28,8 @@ type ipWork struct {
 // game with more rows than columns is solved as its transpose −Bᵀ. Each
 // iteration forms P·diag(z/u)·Pᵀ once (the cost: kk²·ll flops) and solves
 // it twice (Mehrotra's predictor and corrector).
-func (sw *subWork) interior(x, y, a []float64, k, l int, tol float64) {
+func (sw *subWork) interior(x, y []float64, b *matB, tol float64) {
+	k, l := b.k, b.l
 	ip := &sw.ip
 	kk, ll, trans := k, l, false
 	if k > l {
@@ -36,8 +37,11 @@ func (sw *subWork) interior(x, y, a []float64, k, l int, tol float64) {
 	}
 	ip.p = grow(ip.p, kk*ll)
 	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, v := range a {
-		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	for i := range k {
+		for j := range l {
+			v := b.at(i, j)
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
 	}
 	rng := hi - lo
 	if rng == 0 {
@@ -47,9 +51,9 @@ func (sw *subWork) interior(x, y, a []float64, k, l int, tol float64) {
 		for j := range l {
 			if trans {
 				// −Bᵀ, shifted: (−b − (−hi))/rng + 1.
-				ip.p[j*ll+i] = (hi-a[i*l+j])/rng + 1
+				ip.p[j*ll+i] = (hi-b.at(i, j))/rng + 1
 			} else {
-				ip.p[i*ll+j] = (a[i*l+j]-lo)/rng + 1
+				ip.p[i*ll+j] = (b.at(i, j)-lo)/rng + 1
 			}
 		}
 	}
@@ -80,7 +84,7 @@ func (sw *subWork) interior(x, y, a []float64, k, l int, tol float64) {
 		copy(ip.y, py)
 		normalize(ip.x)
 		normalize(ip.y)
-		if g := sw.gapOf(a, k, l, ip.x, ip.y); g < best {
+		if g := sw.gapOf(b, ip.x, ip.y); g < best {
 			best, stall = g, 0
 			copy(x, ip.x)
 			copy(y, ip.y)

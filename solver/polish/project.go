@@ -15,10 +15,11 @@ import (
 // corrections are of the size of the interior point's residual and keep
 // the weights positive: the exact point the square active set cannot
 // reach there.
-func (w *subWork) project(a []float64, k, l int, x, y []float64, tol float64) {
+func (w *subWork) project(b *matB, x, y []float64, tol float64) {
+	k, l := b.k, b.l
 	copy(w.xr, x)
 	copy(w.yr, y)
-	mulBoth(a, k, l, x, y, w.r, w.c)
+	b.mulBoth(x, y, w.r, w.c)
 	clear(w.inI)
 	v := dot(x, w.r)
 	w.selectSets(k, l, v, tol, 1)
@@ -67,6 +68,6 @@ func (w *subWork) project(a []float64, k, l int, x, y []float64, tol float64) {
 		}
 		normalize(u)
 	}
-	correct(w.I, w.J, func(i, j int) float64 { return a[i*l+j] }, y, v)
-	correct(w.J, w.I, func(j, i int) float64 { return a[i*l+j] }, x, v)
+	correct(w.I, w.J, b.at, y, v)
+	correct(w.J, w.I, func(j, i int) float64 { return b.at(i, j) }, x, v)
 }

@@ -66,7 +66,8 @@ const maxEta = 100
 // crash basis is wrong only in the few rows and columns whose supports are
 // misjudged, and each pivot fixes one of them: the cost is a few hundred
 // pivots of O(k·l) flops, not a fresh solve.
-func (w *subWork) simplex(a []float64, k, l int, I, J []int, maxPivots int) (pivots int, ok bool) {
+func (w *subWork) simplex(b *matB, I, J []int, maxPivots int) (pivots int, ok bool) {
+	k, l := b.k, b.l
 	sw := &w.spx
 	N := k + 1
 	nv := l + 1 + k
@@ -88,11 +89,11 @@ func (w *subWork) simplex(a []float64, k, l int, I, J []int, maxPivots int) (piv
 	for _, i := range I {
 		tight[i] = true
 	}
-	b := 0
+	nb := 0
 	setBasic := func(q int) {
-		sw.basis[b] = q
-		sw.pos[q] = b
-		b++
+		sw.basis[nb] = q
+		sw.pos[q] = nb
+		nb++
 	}
 	for _, j := range J {
 		setBasic(j)
@@ -103,7 +104,7 @@ func (w *subWork) simplex(a []float64, k, l int, I, J []int, maxPivots int) (piv
 			setBasic(l + 1 + i)
 		}
 	}
-	if !sw.factor(a, k, l) {
+	if !sw.factor(b) {
 		// A singular crash: the pure strategy y = e_j with the best
 		// response row tight is always a basis.
 		j0 := 0
@@ -112,14 +113,14 @@ func (w *subWork) simplex(a []float64, k, l int, I, J []int, maxPivots int) (piv
 		}
 		i0 := 0
 		for i := range k {
-			if a[i*l+j0] > a[i0*l+j0] {
+			if b.at(i, j0) > b.at(i0, j0) {
 				i0 = i
 			}
 		}
 		for t := range sw.pos {
 			sw.pos[t] = -1
 		}
-		b = 0
+		nb = 0
 		setBasic(j0)
 		setBasic(l)
 		for i := range k {
@@ -127,11 +128,11 @@ func (w *subWork) simplex(a []float64, k, l int, I, J []int, maxPivots int) (piv
 				setBasic(l + 1 + i)
 			}
 		}
-		if !sw.factor(a, k, l) {
+		if !sw.factor(b) {
 			return 0, false
 		}
 	}
-	sw.values(a, k, l)
+	sw.values(b)
 	// Perturbations: random in [1, 1.1] times a typical size of the
 	// component (weights 1/|J|, payoff differences spread/√|J|), so the
 	// most infeasible component, relative to its kind, binds first and
@@ -194,35 +195,35 @@ func (w *subWork) simplex(a []float64, k, l int, I, J []int, maxPivots int) (piv
 		mu = best
 		if q >= 0 {
 			// Primal pivot: q enters, the ratio test picks the leaving row.
-			sw.ftran(a, k, l, q)
+			sw.ftran(b, q)
 			r = sw.ratioPrimal(l, mu, ptol)
 			if r < 0 {
 				return pivots, false
 			}
-			sw.pivotRow(a, k, l, r)
+			sw.pivotRow(b, r)
 		} else {
 			// Dual pivot: position r leaves, the dual ratio test picks q.
-			sw.pivotRow(a, k, l, r)
+			sw.pivotRow(b, r)
 			q = sw.ratioDual(mu, dtol)
 			if q < 0 {
 				return pivots, false
 			}
-			sw.ftran(a, k, l, q)
+			sw.ftran(b, q)
 		}
 		pivots++
 		if !sw.pivot(r, q) {
 			// The inverse drifted: refactor and redo the step.
-			if len(sw.etaR) == 0 || !sw.factor(a, k, l) {
+			if len(sw.etaR) == 0 || !sw.factor(b) {
 				return pivots, false
 			}
-			sw.values(a, k, l)
+			sw.values(b)
 			continue
 		}
 		if len(sw.etaR) >= maxEta {
-			if !sw.factor(a, k, l) {
+			if !sw.factor(b) {
 				return pivots, false
 			}
-			sw.values(a, k, l)
+			sw.values(b)
 		}
 	}
 	if pivots >= maxPivots {
@@ -244,14 +245,13 @@ func (w *subWork) simplex(a []float64, k, l int, I, J []int, maxPivots int) (piv
 }
 
 // column writes the constraint column of variable q into sw.col.
-func (sw *spxWork) column(a []float64, k, l, q int) {
+func (sw *spxWork) column(b *matB, q int) {
+	k, l := b.k, b.l
 	c := sw.col
 	clear(c)
 	switch {
 	case q < l:
-		for t := range k {
-			c[t] = a[t*l+q]
-		}
+		b.column(q, c)
 		c[k] = 1
 	case q == l:
 		for t := range k {
@@ -273,7 +273,8 @@ func (sw *spxWork) column(a []float64, k, l, q int) {
 // the flops of factoring the whole basis. Pivots are applied in product
 // form on top (etaR, etaA). factor returns false if K is singular or too
 // badly conditioned to pivot on.
-func (sw *spxWork) factor(a []float64, k, l int) bool {
+func (sw *spxWork) factor(b *matB) bool {
+	k, l := b.k, b.l
 	N := sw.n
 	sw.kr, sw.kc, sw.lr, sw.lc = sw.kr[:0], sw.kc[:0], sw.lr[:0], sw.lc[:0]
 	for p, q := range sw.basis[:N] {
@@ -299,7 +300,7 @@ func (sw *spxWork) factor(a []float64, k, l int) bool {
 	sw.cm = grow(sw.cm, nl*S)
 	sw.zk = grow(sw.zk, S)
 	for c, p := range sw.kc {
-		sw.column(a, k, l, sw.basis[p])
+		sw.column(b, sw.basis[p])
 		for r, i := range sw.kr {
 			sw.lu[r*S+c] = sw.col[i]
 		}
@@ -397,7 +398,8 @@ func (sw *spxWork) luSolve(t blas.Transpose, z []float64) {
 // values recomputes the basic values (B⁻¹ times the normalization row's
 // unit vector) and the reduced costs from the duals π (row of B⁻¹ at v's
 // position).
-func (sw *spxWork) values(a []float64, k, l int) {
+func (sw *spxWork) values(b *matB) {
+	k, l := b.k, b.l
 	sw.unit[k] = 1
 	sw.solve(sw.unit, sw.xb)
 	sw.unit[k] = 0
@@ -405,7 +407,7 @@ func (sw *spxWork) values(a []float64, k, l int) {
 	sw.duals(l, pi)
 	// Reduced cost of y_j: −(πᵀB[:,j] + π_k); of s_i: −π_i; basic: 0.
 	d := sw.db[:l]
-	blas64.Gemv(blas.Trans, -1, blas64.General{Rows: k, Cols: l, Stride: l, Data: a}, vec(pi[:k]), 0, vec(d))
+	b.mulT(-1, pi[:k], d)
 	for j := range l {
 		d[j] -= pi[k]
 	}
@@ -428,19 +430,20 @@ func (sw *spxWork) duals(l int, pi []float64) {
 }
 
 // ftran computes alpha = B⁻¹ a_q.
-func (sw *spxWork) ftran(a []float64, k, l, q int) {
-	sw.column(a, k, l, q)
+func (sw *spxWork) ftran(b *matB, q int) {
+	sw.column(b, q)
 	sw.solve(sw.col, sw.alpha)
 }
 
 // pivotRow computes row r of B⁻¹ (rho) and the pivot row rhoᵀa_q of every
 // variable (arow).
-func (sw *spxWork) pivotRow(a []float64, k, l, r int) {
+func (sw *spxWork) pivotRow(b *matB, r int) {
+	k, l := b.k, b.l
 	sw.unit[r] = 1
 	sw.solveT(sw.unit, sw.rho)
 	clear(sw.unit)
 	ar := sw.arow[:l]
-	blas64.Gemv(blas.Trans, 1, blas64.General{Rows: k, Cols: l, Stride: l, Data: a}, vec(sw.rho[:k]), 0, vec(ar))
+	b.mulT(1, sw.rho[:k], ar)
 	for j := range l {
 		ar[j] += sw.rho[k]
 	}
@@ -536,11 +539,12 @@ func (sw *spxWork) pivot(r, q int) bool {
 // basis solved with iterative refinement, or the simplex's own values if
 // those are better. It keeps the better pair in w.bx, w.by if it beats
 // *best.
-func (w *subWork) finish(a []float64, k, l int, x, y []float64, tol float64, best *float64) {
+func (w *subWork) finish(b *matB, x, y []float64, tol float64, best *float64) {
+	k, l := b.k, b.l
 	try := func() {
 		normalize(x)
 		normalize(y)
-		if g := w.gapOf(a, k, l, x, y); g < *best {
+		if g := w.gapOf(b, x, y); g < *best {
 			*best = g
 			copy(w.bx, x)
 			copy(w.by, y)
@@ -562,7 +566,7 @@ func (w *subWork) finish(a []float64, k, l int, x, y []float64, tol float64, bes
 	if *best <= tol {
 		return
 	}
-	I, J, _, ok := w.eq.solve(a, l, w.I, w.J)
+	I, J, _, ok := w.eq.solve(b, w.I, w.J)
 	if !ok {
 		return
 	}

@@ -88,6 +88,8 @@ type subWork struct {
 	pr, pc     []float64 // the proposal's products
 	ix, iy     []float64 // the interior point's pair
 	spread     float64   // max B − min B
+	b          matB      // the matrix of the current solve
+	gr         []float64 // gapOf's row payoffs
 	bx, by     []float64 // best clipped pair so far
 	score      []float64 // active-set scores, rows then columns
 	inI, inJ   []bool
@@ -105,16 +107,36 @@ type subWork struct {
 // strategies. The error wraps ErrInexact if the pair returned is not exact
 // to s.Tol.
 func (s *Subgame) Solve(x, y, a []float64, k, l int) (SubgameResult, error) {
-	var res SubgameResult
 	if k < 1 || l < 1 || len(a) != k*l || len(x) != k || len(y) != l {
-		return res, fmt.Errorf("polish: subgame of %d×%d with %d entries and strategies of length %d, %d", k, l, len(a), len(x), len(y))
+		return SubgameResult{}, fmt.Errorf("polish: subgame of %d×%d with %d entries and strategies of length %d, %d", k, l, len(a), len(x), len(y))
 	}
-	scale := 0.0
-	for _, v := range a {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return res, fmt.Errorf("polish: subgame entry %v is not finite", v)
-		}
-		scale = math.Max(scale, math.Abs(v))
+	s.w.b.dense(a, k, l)
+	defer s.w.b.release()
+	return s.solve(x, y)
+}
+
+// SolveIn is Solve on the submatrix a[rows, cols] of a lent matrix, read in
+// place: no copy of the subgame is made, and every product with it reads
+// the full width of its rows (see Lender).
+func (s *Subgame) SolveIn(x, y []float64, a Matrix, rows, cols []int) (SubgameResult, error) {
+	k, l := len(rows), len(cols)
+	if k < 1 || l < 1 || len(x) != k || len(y) != l || a.N < 1 || a.Stride < a.N || len(a.Data) < (slices.Max(rows)*a.Stride+a.N) || slices.Min(rows) < 0 || slices.Min(cols) < 0 || slices.Max(cols) >= a.N {
+		return SubgameResult{}, fmt.Errorf("polish: subgame of %d×%d of a lent %d-column matrix (stride %d, %d entries) with strategies of length %d, %d", k, l, a.N, a.Stride, len(a.Data), len(x), len(y))
+	}
+	s.w.b.inPlace(a, rows, cols)
+	defer s.w.b.release()
+	return s.solve(x, y)
+}
+
+// solve is Solve on the matrix in s.w.b.
+func (s *Subgame) solve(x, y []float64) (SubgameResult, error) {
+	var res SubgameResult
+	w := &s.w
+	b := &w.b
+	k, l := b.k, b.l
+	scale, lo, hi, err := b.scan()
+	if err != nil {
+		return res, err
 	}
 	tol := s.Tol
 	if tol <= 0 {
@@ -125,33 +147,32 @@ func (s *Subgame) Solve(x, y, a []float64, k, l int) (SubgameResult, error) {
 	if maxRounds <= 0 {
 		maxRounds = 60
 	}
-	w := &s.w
 	w.reset(k, l)
-	w.spread = slices.Max(a) - slices.Min(a)
+	w.spread = hi - lo
 	normalize(x)
 	normalize(y)
 	copy(w.bx, x)
 	copy(w.by, y)
-	best := w.check(a, k, l, x, y)
+	best := w.check(b, x, y)
 	res.Gap = best
 	if best > tol {
 		// The crash basis: the guess's supports, scored as the active set
 		// scores its first proposal.
 		copy(w.xr, x)
 		copy(w.yr, y)
-		mulBoth(a, k, l, x, y, w.r, w.c)
+		b.mulBoth(x, y, w.r, w.c)
 		clear(w.inI)
 		w.selectSets(k, l, dot(x, w.r), tol, 1)
 		var ok bool
-		res.Pivots, ok = w.simplex(a, k, l, w.I, w.J, 10*(k+l)+100)
+		res.Pivots, ok = w.simplex(b, w.I, w.J, 10*(k+l)+100)
 		if ok {
-			w.finish(a, k, l, x, y, tol, &best)
+			w.finish(b, x, y, tol, &best)
 		}
 		copy(x, w.bx)
 		copy(y, w.by)
 	}
 	if best > tol {
-		res.Rounds = w.activeSet(a, k, l, x, y, tol, maxRounds, &best)
+		res.Rounds = w.activeSet(b, x, y, tol, maxRounds, &best)
 	}
 	// The interior point stops early (the equalizer finishes from its well
 	// separated support); only if that fails does it run to the tolerance.
@@ -161,8 +182,8 @@ func (s *Subgame) Solve(x, y, a []float64, k, l int) (SubgameResult, error) {
 		}
 		res.Interior = true
 		ipx, ipy := w.ix, w.iy
-		w.interior(ipx, ipy, a, k, l, stop)
-		if g := w.check(a, k, l, ipx, ipy); g < best {
+		w.interior(ipx, ipy, b, stop)
+		if g := w.check(b, ipx, ipy); g < best {
 			best = g
 			copy(w.bx, ipx)
 			copy(w.by, ipy)
@@ -170,13 +191,13 @@ func (s *Subgame) Solve(x, y, a []float64, k, l int) (SubgameResult, error) {
 		copy(x, ipx)
 		copy(y, ipy)
 		if best > tol {
-			res.Rounds += w.activeSet(a, k, l, x, y, tol, maxRounds, &best)
+			res.Rounds += w.activeSet(b, x, y, tol, maxRounds, &best)
 		}
 		if best > tol {
 			copy(x, ipx)
 			copy(y, ipy)
-			w.project(a, k, l, x, y, tol)
-			if g := w.check(a, k, l, x, y); g < best {
+			w.project(b, x, y, tol)
+			if g := w.check(b, x, y); g < best {
 				best = g
 				copy(w.bx, x)
 				copy(w.by, y)
@@ -185,7 +206,7 @@ func (s *Subgame) Solve(x, y, a []float64, k, l int) (SubgameResult, error) {
 	}
 	copy(x, w.bx)
 	copy(y, w.by)
-	res.Gap = w.check(a, k, l, x, y)
+	res.Gap = w.check(b, x, y)
 	res.Upper, res.Lower = slices.Max(w.r), slices.Min(w.c)
 	res.Value = blas64.Dot(blas64.Vector{N: k, Inc: 1, Data: x}, blas64.Vector{N: k, Inc: 1, Data: w.r})
 	for _, v := range x {
@@ -226,8 +247,8 @@ func (w *subWork) reset(k, l int) {
 }
 
 // check computes r = By and c = Bᵀx and returns the gap max r − min c.
-func (w *subWork) check(a []float64, k, l int, x, y []float64) float64 {
-	mulBoth(a, k, l, x, y, w.r, w.c)
+func (w *subWork) check(b *matB, x, y []float64) float64 {
+	b.mulBoth(x, y, w.r, w.c)
 	return slices.Max(w.r) - slices.Min(w.c)
 }
 
@@ -243,14 +264,15 @@ func (w *subWork) check(a []float64, k, l int, x, y []float64) float64 {
 // most important quarter of the exchanges (a trust region on the number of
 // exchanges), which grows back after each success. A single exchange that
 // fails, or a support pair seen before, ends the attempt.
-func (w *subWork) activeSet(a []float64, k, l int, x, y []float64, tol float64, maxRounds int, best *float64) int {
+func (w *subWork) activeSet(b *matB, x, y []float64, tol float64, maxRounds int, best *float64) int {
+	k, l := b.k, b.l
 	clear(w.inI)
 	clear(w.inJ)
 	w.seen = w.seen[:0]
 	// The base: the guess, scored by weights and payoffs together.
 	copy(w.xr, x)
 	copy(w.yr, y)
-	mulBoth(a, k, l, x, y, w.r, w.c)
+	b.mulBoth(x, y, w.r, w.c)
 	v := blas64.Dot(vec(x), vec(w.r))
 	baseGap := math.Inf(1)
 	frac := 1.0
@@ -275,7 +297,7 @@ func (w *subWork) activeSet(a []float64, k, l int, x, y []float64, tol float64, 
 		rounds++
 		var ok bool
 		var pv float64
-		w.I, w.J, pv, ok = w.eq.solve(a, l, w.I, w.J)
+		w.I, w.J, pv, ok = w.eq.solve(b, w.I, w.J)
 		if !ok {
 			if changes <= 1 {
 				break
@@ -291,12 +313,12 @@ func (w *subWork) activeSet(a []float64, k, l int, x, y []float64, tol float64, 
 		for t, j := range w.J {
 			w.pyr[j] = w.eq.y[t]
 		}
-		mulBoth(a, k, l, w.pxr, w.pyr, w.pr, w.pc)
+		b.mulBoth(w.pxr, w.pyr, w.pr, w.pc)
 		copy(x, w.pxr)
 		copy(y, w.pyr)
 		normalize(x)
 		normalize(y)
-		g := w.gapOf(a, k, l, x, y)
+		g := w.gapOf(b, x, y)
 		if g < *best {
 			*best = g
 			copy(w.bx, x)
@@ -332,23 +354,11 @@ func (w *subWork) activeSet(a []float64, k, l int, x, y []float64, tol float64, 
 }
 
 // gapOf returns the gap of (x, y) without disturbing w.r and w.c.
-func (w *subWork) gapOf(a []float64, k, l int, x, y []float64) float64 {
-	hi, lo := math.Inf(-1), math.Inf(1)
-	for i := range k {
-		hi = math.Max(hi, dot(a[i*l:(i+1)*l], y))
-	}
-	// Bᵀx column by column would stride through a; accumulate rows instead.
-	c := w.score[k : k+l]
-	clear(c)
-	for i, xi := range x {
-		if xi != 0 {
-			axpy(c, xi, a[i*l:(i+1)*l])
-		}
-	}
-	for _, v := range c {
-		lo = math.Min(lo, v)
-	}
-	return hi - lo
+func (w *subWork) gapOf(b *matB, x, y []float64) float64 {
+	w.gr = grow(w.gr, b.k)
+	c := w.score[b.k : b.k+b.l]
+	b.mulBoth(x, y, w.gr, c)
+	return slices.Max(w.gr) - slices.Min(c)
 }
 
 // selectSets proposes the next support pair I, J from the base: the raw
@@ -479,11 +489,11 @@ type eqWork struct {
 // J to an independent square subsystem. It returns the sets used, the
 // value, and false if no usable system was found; the weights are in e.x,
 // e.y.
-func (e *eqWork) solve(a []float64, l int, I, J []int) ([]int, []int, float64, bool) {
+func (e *eqWork) solve(b *matB, I, J []int) ([]int, []int, float64, bool) {
 	for attempt := 0; attempt < 2; attempt++ {
 		n := len(I)
 		N := n + 1
-		e.build(a, l, I, J)
+		e.build(b, I, J)
 		e.ipiv = growInt(e.ipiv, N)
 		e.work = grow(e.work, 4*N)
 		e.iwork = growInt(e.iwork, N)
@@ -505,17 +515,14 @@ func (e *eqWork) solve(a []float64, l int, I, J []int) ([]int, []int, float64, b
 }
 
 // build writes the equalizer matrix [B[I,J] −1; 1ᵀ 0] into e.m and e.mc.
-func (e *eqWork) build(a []float64, l int, I, J []int) {
+func (e *eqWork) build(b *matB, I, J []int) {
 	n := len(I)
 	N := n + 1
 	e.m = grow(e.m, N*N)
 	e.mc = grow(e.mc, N*N)
-	for r, i := range I {
-		row, dst := a[i*l:(i+1)*l], e.mc[r*N:(r+1)*N]
-		for t, j := range J {
-			dst[t] = row[j]
-		}
-		dst[n] = -1
+	b.sub(I, J, e.mc, N)
+	for r := range I {
+		e.mc[r*N+n] = -1
 	}
 	last := e.mc[n*N : N*N]
 	for t := range n {

@@ -1,0 +1,194 @@
+package polish
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+)
+
+// Matrix is a game's payoff matrix lent to Polish in place: entry (i, j) of
+// A is Scale·Data[i·Stride+j], for the N columns of each of its rows.
+type Matrix struct {
+	Data      []float64
+	N, Stride int
+	Scale     float64
+}
+
+// A Lender is a Game that can lend its matrix: Polish's subgames then read
+// A[R, C] in place instead of copying it (see Polish for when they do).
+// Lend reports false when the matrix is not in host memory as float64.
+type Lender interface {
+	Lend() (Matrix, bool)
+}
+
+// matB is a subgame's matrix B (k×l): either dense, row-major in a, or read
+// in place through row and column indices from a lent matrix,
+// B[i, j] = src(rows[i], cols[j]).
+//
+// In place, every product reads whole rows of the lent matrix against
+// vectors scattered to its full width (zeros outside the subgame's
+// columns) rather than gathering each row's subgame columns: the rows stay
+// contiguous for the SIMD kernels, at the cost of reading n/l times the
+// entries a dense copy would. Polish lends only when the subgame is a
+// sizable share of A (there the copy is what costs memory, and n/l is
+// small).
+type matB struct {
+	k, l int
+	a    []float64 // dense B, or nil in place
+
+	src        Matrix
+	rows, cols []int
+	yw, cw     []float64 // scratch of the lent matrix's width
+}
+
+// dense makes b the dense k×l matrix a.
+func (b *matB) dense(a []float64, k, l int) {
+	b.k, b.l, b.a = k, l, a
+	b.rows, b.cols = nil, nil
+}
+
+// inPlace makes b the submatrix src[rows, cols].
+func (b *matB) inPlace(src Matrix, rows, cols []int) {
+	b.k, b.l, b.a = len(rows), len(cols), nil
+	b.src, b.rows, b.cols = src, rows, cols
+	b.yw = grow(b.yw, src.N)
+	b.cw = grow(b.cw, src.N)
+}
+
+// release drops b's references to the caller's matrices, which a Subgame
+// kept for later solves must not keep alive.
+func (b *matB) release() {
+	b.a, b.src, b.rows, b.cols = nil, Matrix{}, nil, nil
+}
+
+// row returns row i of the lent matrix, full width (in place only).
+func (b *matB) row(i int) []float64 {
+	o := b.rows[i] * b.src.Stride
+	return b.src.Data[o : o+b.src.N]
+}
+
+// at returns B[i, j].
+func (b *matB) at(i, j int) float64 {
+	if b.a != nil {
+		return b.a[i*b.l+j]
+	}
+	return b.src.Scale * b.src.Data[b.rows[i]*b.src.Stride+b.cols[j]]
+}
+
+// scan checks that every entry is finite and returns the largest
+// magnitude, the smallest and the largest entry.
+func (b *matB) scan() (scale, lo, hi float64, err error) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	see := func(v float64) bool {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			err = fmt.Errorf("polish: subgame entry %v is not finite", v)
+			return false
+		}
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+		return true
+	}
+	if b.a != nil {
+		for _, v := range b.a {
+			if !see(v) {
+				return 0, 0, 0, err
+			}
+		}
+	} else {
+		for i := range b.k {
+			row := b.row(i)
+			for _, j := range b.cols {
+				if !see(b.src.Scale * row[j]) {
+					return 0, 0, 0, err
+				}
+			}
+		}
+	}
+	return math.Max(math.Abs(lo), math.Abs(hi)), lo, hi, nil
+}
+
+// mulBoth computes r = B y and c = Bᵀx in one sweep.
+func (b *matB) mulBoth(x, y, r, c []float64) {
+	if b.a != nil {
+		mulBoth(b.a, b.k, b.l, x, y, r, c)
+		return
+	}
+	yw, cw := b.scatter(y)
+	for i := range b.k {
+		row := b.row(i)
+		r[i] = b.src.Scale * dot(row, yw)
+		if x[i] != 0 {
+			axpy(cw, x[i], row)
+		}
+	}
+	b.gatherTo(c, cw, 1)
+}
+
+// mulT computes dst = alpha·Bᵀv.
+func (b *matB) mulT(alpha float64, v, dst []float64) {
+	if b.a != nil {
+		blas64.Gemv(blas.Trans, alpha, blas64.General{Rows: b.k, Cols: b.l, Stride: b.l, Data: b.a}, vec(v[:b.k]), 0, vec(dst[:b.l]))
+		return
+	}
+	cw := b.cw
+	clear(cw)
+	for i, vi := range v[:b.k] {
+		if vi != 0 {
+			axpy(cw, vi, b.row(i))
+		}
+	}
+	b.gatherTo(dst, cw, alpha)
+}
+
+// scatter spreads y over the lent matrix's columns in b.yw (zeros
+// elsewhere) and clears b.cw.
+func (b *matB) scatter(y []float64) (yw, cw []float64) {
+	yw, cw = b.yw, b.cw
+	clear(yw)
+	clear(cw)
+	for t, j := range b.cols {
+		yw[j] = y[t]
+	}
+	return yw, cw
+}
+
+// gatherTo writes alpha·Scale·full[cols[t]] into dst[t].
+func (b *matB) gatherTo(dst, full []float64, alpha float64) {
+	s := alpha * b.src.Scale
+	for t, j := range b.cols {
+		dst[t] = s * full[j]
+	}
+}
+
+// column writes B[:, j] into dst[:k].
+func (b *matB) column(j int, dst []float64) {
+	if b.a != nil {
+		for t := range b.k {
+			dst[t] = b.a[t*b.l+j]
+		}
+		return
+	}
+	o, s := b.cols[j], b.src.Scale
+	for t, i := range b.rows {
+		dst[t] = s * b.src.Data[i*b.src.Stride+o]
+	}
+}
+
+// sub writes B[I, J] into dst, row r at dst[r·ld:].
+func (b *matB) sub(I, J []int, dst []float64, ld int) {
+	for r, i := range I {
+		out := dst[r*ld : r*ld+len(J)]
+		if b.a != nil {
+			row := b.a[i*b.l : (i+1)*b.l]
+			for t, j := range J {
+				out[t] = row[j]
+			}
+			continue
+		}
+		row, s := b.row(i), b.src.Scale
+		for t, j := range J {
+			out[t] = s * row[b.cols[j]]
+		}
+	}
+}
