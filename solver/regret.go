@@ -45,6 +45,13 @@ type RegretMatching struct {
 	WarmRegret float64
 	// Restart, when not nil, restarts the method on its schedule.
 	Restart *Restart
+
+	// carry, set by Auto, makes each solve keep its final regret sums in
+	// carried, and a warm start seed carried (when not zero) instead of
+	// calibrating: a phase that goes on from the pair where the last one
+	// stopped then continues its run instead of restarting it.
+	carry   bool
+	carried [2]float64
 }
 
 // Warm starts of regret matching: the calibration's iterations, and the
@@ -209,7 +216,10 @@ func (e *rmEngine) start(init []float64) (certificate, error) {
 		return noCertificate, err
 	}
 	var c [2]float64
-	if init != nil {
+	switch {
+	case init != nil && e.m.carry && e.m.carried != [2]float64{}:
+		c = e.m.carried
+	case init != nil:
 		var err error
 		if c, err = e.warmSums(); err != nil {
 			return noCertificate, err
@@ -217,6 +227,17 @@ func (e *rmEngine) start(init []float64) (certificate, error) {
 	}
 	e.seed(c)
 	return e.first()
+}
+
+// finish keeps the final regret sums for a carried warm start.
+func (e *rmEngine) finish(dst *Result, best certificate) (certificate, error) {
+	if e.m.carry {
+		var err error
+		if e.m.carried, err = e.regretSums(); err != nil {
+			return noCertificate, err
+		}
+	}
+	return e.pairEngine.finish(dst, best)
 }
 
 // restart seeds the best point with the current regret sums: the run's own
