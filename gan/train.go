@@ -319,8 +319,8 @@ type trainer struct {
 	dopt      []adam
 	ggrad     [][]float64
 	dgrad     [][]float64
-	gfwd      *stack[float64]
-	gwork     work[float64]
+	gfwd      *stack
+	gwork     work
 	game      *solver.MatrixGame
 	a         *tensor.Dense // −M, the game's payoff (rows maximize)
 	res       solver.Result
@@ -379,10 +379,10 @@ func newTrainer(data *Dataset, cfg *Config) (*trainer, error) {
 	if t.dg, err = newDiscGraph(t.disc, j, b, k*b, c.Loss); err != nil {
 		return nil, err
 	}
-	t.pay = newPayoff(t.gen, t.disc, k, j, b, c.Loss)
+	t.pay = newPayoff(t.gen, t.disc, k, j, b, c.Loss, c.Threads)
 	t.gopt, t.dopt = make([]adam, k), make([]adam, j)
 	t.ggrad, t.dgrad = zeros(k, t.gen.NumParams()), zeros(j, t.disc.NumParams())
-	t.gfwd = newStack[float64](t.gen, k)
+	t.gfwd = newStack(t.gen, k)
 	t.real, t.z = make([]float64, b*data.Dim), make([]float64, b*t.gen.In)
 	t.rec.Payoff = make([]float64, k*j)
 	t.rec.P, t.rec.Q = make([]float64, k), make([]float64, j)
