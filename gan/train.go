@@ -113,7 +113,7 @@ type Config struct {
 	MaxIterations int
 	// Backend holds each round's game (default a CPU backend with
 	// Threads threads, closed at the end; default all cores). A given
-	// backend is not closed.
+	// backend is not closed. Threads also evaluate the payoff matrix.
 	Backend tensorops.Backend
 	Threads int
 
