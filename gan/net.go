@@ -151,13 +151,6 @@ func (s *stack) rest(w *work, k, rows int, out []float64) {
 	gemm(rows, o, h, w.h2, h, s.w3[k], o, 1, out, o)
 }
 
-// flops is the number of floating-point operations of the matrix products
-// of a forward pass of every network of s over rows inputs.
-func (s *stack) flops(rows int) float64 {
-	a := s.arch
-	return 2 * float64(rows) * float64(s.n) * float64(a.In*a.Hidden+a.Hidden*a.Hidden+a.Hidden*a.Out)
-}
-
 // tanhInPlace applies tanh to every entry of v.
 func tanhInPlace(v []float64) {
 	for i, x := range v {
