@@ -11,6 +11,11 @@
 // a few rows with the same result instead of taking a slower edge path.
 // Columns past the last panel's edge are computed into a scratch tile.
 //
+// GemmTanhDot computes a hidden layer and a single linear output after it
+// in one pass, the output summed from the tile's registers, so the hidden
+// layer is never stored; Softplus is the log loss's activation over a
+// vector.
+//
 // The environment variable GPUMP_KERNELS (avx512, avx2 or generic) forces
 // an implementation, as it does for tensorops.
 package sgemm
@@ -37,10 +42,11 @@ const (
 	tanhDot
 )
 
-// A kernel is one implementation of the tile product. Its tile method
+// A kernel is one implementation of the tile product. Its run method
 // (in sgemm_amd64.go and sgemm_other.go) sets the mr×nr tile
 // c = act(a·b + bias) for a read with stride lda, b a packed panel of k rows
-// of nr, c written with stride ldc, k >= 1. It calls the implementations
+// of nr, c written with stride ldc, k >= 1 (for tanhDot it adds the rows'
+// dot products with v to c[0:mr] instead). It calls the implementations
 // directly, not through a function value, so that the compiler sees they
 // keep no pointer and a scratch tile can stay on the stack.
 type kernel struct {
@@ -134,10 +140,6 @@ type Panels struct {
 	out  []float32 // PackOut's v, zero past n
 }
 
-// K and N return the shape of B.
-func (p *Panels) K() int { return p.k }
-func (p *Panels) N() int { return p.n }
-
 // Pack packs b (k×n, row-major with stride ldb) and bias (n) into p,
 // reusing p's storage when it is large enough. It panics if k < 1, n < 1,
 // ldb < n, or a slice is short.
@@ -168,8 +170,8 @@ func (p *Panels) pack(kern *kernel, k, n int, b []float32, ldb int, bias []float
 	}
 }
 
-// PackOut packs v (n values) for GemmTanhDot, after Pack. It panics if v
-// is short.
+// PackOut packs v (n values) for GemmTanhDot, after Pack. It panics if p
+// is not packed or v is short.
 func (p *Panels) PackOut(v []float32) {
 	if p.kern == nil || len(v) < p.n {
 		panic(fmt.Sprintf("sgemm: PackOut of %d values for %d columns", len(v), p.n))
