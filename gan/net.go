@@ -6,6 +6,8 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/gpump/gpump/gan/payoff"
 )
 
 // Arch is the shape of a network: In inputs, two hidden layers of Hidden
@@ -17,9 +19,7 @@ type Arch struct {
 }
 
 // NumParams is the length of the flat parameter vector.
-func (a Arch) NumParams() int {
-	return a.In*a.Hidden + a.Hidden + a.Hidden*a.Hidden + a.Hidden + a.Hidden*a.Out + a.Out
-}
+func (a Arch) NumParams() int { return payoff.Net(a).NumParams() }
 
 // layer is one affine map's place in the flat parameters.
 type layer struct {
@@ -27,14 +27,12 @@ type layer struct {
 	w, b    int // offsets of W (in×out) and b (out)
 }
 
-// layers returns the three affine maps of a.
+// layers returns the three affine maps of a, in the layout package payoff
+// reads.
 func (a Arch) layers() [3]layer {
 	var ls [3]layer
-	dims := [4]int{a.In, a.Hidden, a.Hidden, a.Out}
-	off := 0
-	for i := range ls {
-		ls[i] = layer{in: dims[i], out: dims[i+1], w: off, b: off + dims[i]*dims[i+1]}
-		off = ls[i].b + dims[i+1]
+	for i, l := range payoff.Net(a).Layers() {
+		ls[i] = layer{in: l.In, out: l.Out, w: l.W, b: l.B}
 	}
 	return ls
 }
@@ -92,17 +90,11 @@ func (s *stack) load(params [][]float64) {
 				s.w1[i*s.n*h+k*h+u] = theta[ls[0].w+i*h+u]
 			}
 		}
-		conv(s.b1[k*h:(k+1)*h], theta[ls[0].b:ls[0].b+h])
-		conv(s.w2[k], theta[ls[1].w:ls[1].b])
-		conv(s.b2[k], theta[ls[1].b:ls[1].b+h])
-		conv(s.w3[k], theta[ls[2].w:ls[2].b])
-		conv(s.b3[k], theta[ls[2].b:ls[2].b+a.Out])
-	}
-}
-
-func conv[T ~float32 | ~float64](dst []T, src []float64) {
-	for i, v := range src {
-		dst[i] = T(v)
+		copy(s.b1[k*h:(k+1)*h], theta[ls[0].b:ls[0].b+h])
+		copy(s.w2[k], theta[ls[1].w:ls[1].b])
+		copy(s.b2[k], theta[ls[1].b:ls[1].b+h])
+		copy(s.w3[k], theta[ls[2].w:ls[2].b])
+		copy(s.b3[k], theta[ls[2].b:ls[2].b+a.Out])
 	}
 }
 

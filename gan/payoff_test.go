@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"testing"
+
+	"github.com/gpump/gpump/gan/payoff"
 )
 
 // TestPayoffBatched: the batched float32 payoff matrix equals a naive loop
@@ -20,7 +22,13 @@ func TestPayoffBatched(t *testing.T) {
 				gens, discs := randomNets(gen, sz.k, rng), randomNets(disc, sz.j, rng)
 				real, z := randn(sz.batch*2, rng), randn(sz.batch*gen.In, rng)
 				m := make([]float64, sz.k*sz.j)
-				newPayoff(gen, disc, sz.k, sz.j, sz.batch, loss, sz.threads).eval(m, gens, discs, real, z)
+				p, err := payoff.NewCPU(payoff.Shape{Gen: payoff.Net(gen), Disc: payoff.Net(disc), K: sz.k, J: sz.j, Batch: sz.batch, Log: loss == Log}, sz.threads)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := p.Eval(m, gens, discs, real, z); err != nil {
+					t.Fatal(err)
+				}
 				fake, out := make([]float64, sz.batch*2), make([]float64, sz.batch)
 				for k := range sz.k {
 					gen.forward(fake, gens[k], z, sz.batch)
@@ -58,14 +66,18 @@ func BenchmarkPayoff(b *testing.B) {
 			gens, discs := randomNets(gen, sz.k, rng), randomNets(disc, sz.j, rng)
 			real, z := randn(sz.batch*2, rng), randn(sz.batch*2, rng)
 			m := make([]float64, sz.k*sz.j)
-			p := newPayoff(gen, disc, sz.k, sz.j, sz.batch, Log, runtime.GOMAXPROCS(0))
+			s := payoff.Shape{Gen: payoff.Net(gen), Disc: payoff.Net(disc), K: sz.k, J: sz.j, Batch: sz.batch, Log: true}
+			p, err := payoff.NewCPU(s, runtime.GOMAXPROCS(0))
+			if err != nil {
+				b.Fatal(err)
+			}
 			b.SetBytes(int64(8 * (sz.k*gen.NumParams() + sz.j*disc.NumParams() + len(real) + len(z))))
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
-				p.eval(m, gens, discs, real, z)
+				p.Eval(m, gens, discs, real, z)
 			}
-			b.ReportMetric(p.flops()*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			b.ReportMetric(s.Flops()*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 		})
 	}
 }
@@ -78,8 +90,11 @@ func TestPayoffNoAllocs(t *testing.T) {
 	gens, discs := randomNets(gen, k, rng), randomNets(disc, j, rng)
 	real, z := randn(batch*2, rng), randn(batch*2, rng)
 	m := make([]float64, k*j)
-	p := newPayoff(gen, disc, k, j, batch, Log, 2)
-	if allocs := testing.AllocsPerRun(20, func() { p.eval(m, gens, discs, real, z) }); allocs != 0 {
+	p, err := payoff.NewCPU(payoff.Shape{Gen: payoff.Net(gen), Disc: payoff.Net(disc), K: k, J: j, Batch: batch, Log: true}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if allocs := testing.AllocsPerRun(20, func() { p.Eval(m, gens, discs, real, z) }); allocs != 0 {
 		t.Errorf("%g allocations per evaluation", allocs)
 	}
 }

@@ -1,14 +1,89 @@
-package gan
+// Package payoff evaluates the payoff matrix of package gan's game: K
+// generator networks against J discriminator networks on one shared
+// minibatch,
+//
+//	M_kj = mean_b f_r(D_j(x_b)) − mean_b f_f(D_j(G_k(z_b))),
+//
+// in float32, on the CPU (CPU, with internal/sgemm's kernels) or, in a
+// build with the tag cuda, on a CUDA device (CUDA, with the tensorops
+// backend's gpump_payoff_* kernels). It does not depend on gorgonia, whose
+// own files under the tag cuda need cuDNN: so the device evaluator can be
+// built, vetted and tested (on CI's fake driver) where gan cannot.
+package payoff
 
 import (
+	"fmt"
 	"sync"
 
 	"github.com/gpump/gpump/internal/sgemm"
 )
 
-// payoff evaluates the payoff matrix M of every generator against every
-// discriminator on one shared minibatch, in float32, as blocked, batched
-// matrix products over all particles: the noise goes through every
+// Net is the shape of a network: In inputs, two hidden layers of Hidden
+// tanh units, Out linear outputs. Its parameters are held flat, layer after
+// layer: W1 (In×Hidden, row-major), b1, W2 (Hidden×Hidden), b2, W3
+// (Hidden×Out), b3; a layer maps a row x to x·W + b.
+type Net struct {
+	In, Hidden, Out int
+}
+
+// NumParams is the length of the flat parameter vector.
+func (n Net) NumParams() int {
+	l := n.Layers()[2]
+	return l.B + l.Out
+}
+
+// Layer is one affine map's place in the flat parameters: W (In×Out) at
+// offset W, b (Out) at offset B.
+type Layer struct {
+	In, Out int
+	W, B    int
+}
+
+// Layers returns the three affine maps of n.
+func (n Net) Layers() [3]Layer {
+	var ls [3]Layer
+	dims := [4]int{n.In, n.Hidden, n.Hidden, n.Out}
+	off := 0
+	for i := range ls {
+		ls[i] = Layer{In: dims[i], Out: dims[i+1], W: off, B: off + dims[i]*dims[i+1]}
+		off = ls[i].B + dims[i+1]
+	}
+	return ls
+}
+
+// Shape is a payoff game: K generators of Gen (noise in, points out) and J
+// discriminators of Disc (points in, one output), on minibatches of Batch
+// points; Log selects the log loss, f_r(t) = −softplus(−t) and
+// f_f(t) = softplus(t), otherwise the WGAN critic, f_r(t) = f_f(t) = t.
+type Shape struct {
+	Gen, Disc   Net
+	K, J, Batch int
+	Log         bool
+}
+
+// Check returns an error unless the sizes are positive and the networks
+// fit together (Disc.In = Gen.Out, Disc.Out = 1).
+func (s Shape) Check() error {
+	for _, v := range []int{s.Gen.In, s.Gen.Hidden, s.Gen.Out, s.Disc.Hidden, s.K, s.J, s.Batch} {
+		if v < 1 {
+			return fmt.Errorf("payoff: a shape with a size %d", v)
+		}
+	}
+	if s.Disc.In != s.Gen.Out || s.Disc.Out != 1 {
+		return fmt.Errorf("payoff: discriminators of %d inputs and %d outputs for generators of %d outputs", s.Disc.In, s.Disc.Out, s.Gen.Out)
+	}
+	return nil
+}
+
+// Flops is the number of floating-point operations of the matrix products
+// of one evaluation.
+func (s Shape) Flops() float64 {
+	per := func(a Net) float64 { return 2 * float64(a.In*a.Hidden+a.Hidden*a.Hidden+a.Hidden*a.Out) }
+	return float64(s.Batch*s.K)*per(s.Gen) + float64((s.K+1)*s.Batch*s.J)*per(s.Disc)
+}
+
+// CPU evaluates the payoff matrix of a Shape on the CPU, in float32, as
+// blocked, batched matrix products over all particles: the noise goes through every
 // generator, then the real batch and all K generated batches, stacked
 // ((K+1)·B rows), through every discriminator. Rows are independent, so
 // the rows are split among the threads, and each thread takes its rows in
@@ -17,10 +92,10 @@ import (
 // where a whole batch's would not. The hidden layers are products with
 // sgemm's register-tiled kernels, with the bias and tanh applied in
 // registers; the weights are packed for them once per evaluation.
-type payoff struct {
-	gen, disc    Arch
+type CPU struct {
+	s            Shape
+	gen, disc    Net
 	k, j, b      int
-	loss         Loss
 	gnets, dnets []net32
 	stage        []float32 // a layer's weights and bias in float32, before packing
 	z, x         []float32 // B×In noise; (K+1)·B×d: the real batch, then each generator's
@@ -54,9 +129,18 @@ type payWorker struct {
 	h1, h2, out []float32
 }
 
-func newPayoff(gen, disc Arch, k, j, batch int, loss Loss, threads int) *payoff {
-	p := &payoff{
-		gen: gen, disc: disc, k: k, j: j, b: batch, loss: loss,
+var _ interface {
+	Eval(m []float64, gens, discs [][]float64, real, z []float64) error
+} = (*CPU)(nil)
+
+// NewCPU returns the evaluator of s on threads threads (at least one).
+func NewCPU(s Shape, threads int) (*CPU, error) {
+	if err := s.Check(); err != nil {
+		return nil, err
+	}
+	gen, disc, k, j, batch := s.Gen, s.Disc, s.K, s.J, s.Batch
+	p := &CPU{
+		s: s, gen: gen, disc: disc, k: k, j: j, b: batch,
 		gnets: make([]net32, k), dnets: make([]net32, j),
 		z:     make([]float32, batch*gen.In),
 		x:     make([]float32, (k+1)*batch*disc.In),
@@ -86,37 +170,37 @@ func newPayoff(gen, disc Arch, k, j, batch int, loss Loss, threads int) *payoff 
 			p.wg.Done()
 		}
 	}
-	return p
+	return p, nil
 }
 
 // alloc allocates n's storage, packed panels included, so that loading
 // parameters allocates nothing.
-func (n *net32) alloc(a Arch, stage []float32) {
+func (n *net32) alloc(a Net, stage []float32) {
 	n.w3t = make([]float32, a.Out*a.Hidden)
 	n.b3 = make([]float32, a.Out)
 	n.load(a, make([]float64, a.NumParams()), stage)
 }
 
 // load converts and packs the flat parameters theta of a network of a.
-func (n *net32) load(a Arch, theta []float64, stage []float32) {
-	ls := a.layers()
+func (n *net32) load(a Net, theta []float64, stage []float32) {
+	ls := a.Layers()
 	for i, l := range ls[:2] {
-		st := stage[:l.in*l.out+l.out]
-		conv(st, theta[l.w:l.b+l.out])
+		st := stage[:l.In*l.Out+l.Out]
+		conv(st, theta[l.W:l.B+l.Out])
 		pn := &n.l1
 		if i == 1 {
 			pn = &n.l2
 		}
-		pn.Pack(l.in, l.out, st, l.out, st[l.in*l.out:])
+		pn.Pack(l.In, l.Out, st, l.Out, st[l.In*l.Out:])
 	}
 	l := ls[2]
-	for c := range l.in {
-		for o := range l.out {
-			n.w3t[o*l.in+c] = float32(theta[l.w+c*l.out+o])
+	for c := range l.In {
+		for o := range l.Out {
+			n.w3t[o*l.In+c] = float32(theta[l.W+c*l.Out+o])
 		}
 	}
-	conv(n.b3, theta[l.b:l.b+l.out])
-	if l.out == 1 {
+	conv(n.b3, theta[l.B:l.B+l.Out])
+	if l.Out == 1 {
 		n.l2.PackOut(n.w3t)
 	}
 }
@@ -124,7 +208,7 @@ func (n *net32) load(a Arch, theta []float64, stage []float32) {
 // forward maps rows rows of x (rows × In) through the network into out
 // (rows × Out), with w's hidden layers as scratch. A single output (the
 // discriminators') is computed with the second hidden layer, in registers.
-func (n *net32) forward(w *payWorker, a Arch, x []float32, rows int, out []float32) {
+func (n *net32) forward(w *payWorker, a Net, x []float32, rows int, out []float32) {
 	h := a.Hidden
 	sgemm.Gemm(rows, x, a.In, &n.l1, sgemm.Tanh, w.h1, h)
 	if a.Out == 1 {
@@ -162,12 +246,11 @@ func dot32(x, y []float32) float32 {
 	return (s0 + s1) + (s2 + s3)
 }
 
-// eval writes M (K×J, row-major) for the generators' and discriminators'
-// flat parameters, the real batch (B×d) and the noise z (B×In) shared by
-// every generator:
-//
-//	M_kj = mean_b f_r(D_j(x_b)) − mean_b f_f(D_j(G_k(z_b))).
-func (p *payoff) eval(m []float64, gens, discs [][]float64, real, z []float64) {
+// Eval writes M (K×J, row-major) for the generators' and discriminators'
+// flat parameters, the real batch (Batch×Gen.Out) and the noise z
+// (Batch×Gen.In) shared by every generator. It allocates nothing; it
+// never fails (the error is the device evaluator's).
+func (p *CPU) Eval(m []float64, gens, discs [][]float64, real, z []float64) error {
 	for i, theta := range gens {
 		p.gnets[i].load(p.gen, theta, p.stage)
 	}
@@ -196,10 +279,11 @@ func (p *payoff) eval(m []float64, gens, discs [][]float64, real, z []float64) {
 			m[k*p.j+j] = (r - f) * inv
 		}
 	}
+	return nil
 }
 
 // parallel runs the current phase on every worker and waits for them.
-func (p *payoff) parallel() {
+func (p *CPU) parallel() {
 	p.wg.Add(len(p.ws) - 1)
 	for _, f := range p.run[1:] {
 		go f()
@@ -209,7 +293,7 @@ func (p *payoff) parallel() {
 }
 
 // phase runs worker w's share of the rows of the current phase.
-func (p *payoff) phase(w int) {
+func (p *CPU) phase(w int) {
 	ws := &p.ws[w]
 	rows := (p.k + 1) * p.b
 	if p.fakes {
@@ -228,7 +312,7 @@ func (p *payoff) phase(w int) {
 		for j := range p.dnets {
 			o := ws.out[:n]
 			p.dnets[j].forward(ws, p.disc, p.x[r0*p.disc.In:], n, o)
-			if p.loss == Log {
+			if p.s.Log {
 				// f_r(t) = −softplus(−t) on the real rows, f_f(t) =
 				// softplus(t) on the others.
 				real := o[:min(n, max(0, p.b-r0))]
@@ -253,9 +337,8 @@ func conv64(dst []float64, src []float32) {
 	}
 }
 
-// flops is the number of floating-point operations of the matrix products
-// of one eval.
-func (p *payoff) flops() float64 {
-	per := func(a Arch) float64 { return 2 * float64(a.In*a.Hidden+a.Hidden*a.Hidden+a.Hidden*a.Out) }
-	return float64(p.b*p.k)*per(p.gen) + float64((p.k+1)*p.b*p.j)*per(p.disc)
+func conv[T ~float32 | ~float64](dst []T, src []float64) {
+	for i, v := range src {
+		dst[i] = T(v)
+	}
 }
