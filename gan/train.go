@@ -321,6 +321,8 @@ type PayoffEvaluator interface {
 	Eval(m []float64, gens, discs [][]float64, real, z []float64) error
 }
 
+var _ PayoffEvaluator = (*payoff.CPU)(nil)
+
 // newPayoff makes the run's payoff evaluator: c.Payoff's, or the CPU's.
 func (c *Config) newPayoff(s payoff.Shape) (PayoffEvaluator, error) {
 	if c.Payoff != nil {

@@ -83,9 +83,9 @@ func (s Shape) Flops() float64 {
 }
 
 // CPU evaluates the payoff matrix of a Shape on the CPU, in float32, as
-// blocked, batched matrix products over all particles: the noise goes through every
-// generator, then the real batch and all K generated batches, stacked
-// ((K+1)·B rows), through every discriminator. Rows are independent, so
+// blocked, batched matrix products over all particles: the noise goes
+// through every generator, then the real batch and all K generated
+// batches, stacked ((K+1)·B rows), through every discriminator. Rows are independent, so
 // the rows are split among the threads, and each thread takes its rows in
 // blocks of chunkRows through every network in turn: a block's hidden
 // layers (chunkRows × Hidden) stay in the core's cache between the layers,
@@ -128,10 +128,6 @@ type net32 struct {
 type payWorker struct {
 	h1, h2, out []float32
 }
-
-var _ interface {
-	Eval(m []float64, gens, discs [][]float64, real, z []float64) error
-} = (*CPU)(nil)
 
 // NewCPU returns the evaluator of s on threads threads (at least one).
 func NewCPU(s Shape, threads int) (*CPU, error) {
