@@ -8,8 +8,9 @@
 // (two tanh hidden layers), carry mixture weights p and q. A round
 //
 //  1. evaluates the payoff matrix M_kj = E_x f_r(D_j(x)) − E_z f_f(D_j(G_k(z)))
-//     on one shared minibatch, as batched float32 matrix products over all
-//     particles at once (gonum's BLAS);
+//     on one shared minibatch, as blocked, batched float32 matrix products
+//     over all particles at once (package gan/payoff: AVX-512/AVX2 kernels
+//     on Config.Threads threads, or another evaluator from Config.Payoff);
 //  2. solves the game min_p max_q pᵀMq with a solver.Method (GA-UMP's
 //     ga-stochastic by default) on a tensorops backend where the game was
 //     placed once: each round replaces its entries (SetPayoff) and warm-starts
@@ -49,9 +50,9 @@
 // run gives every particle's gradient; they are checked against finite
 // differences, run after run (gorgonia's tape machine adds each run's
 // gradient to the last unless cleared, which the package does). The payoff
-// matrix and the sampler use a hand-written forward pass through gonum's
-// BLAS instead: the matrix needs no gradient, and gorgonia spends far more
-// in allocation than in arithmetic on layers this small (about 1.6 ms,
-// measured on a shared machine, for a 256×2×64 graph). The two forward
-// passes are tested against each other.
+// matrix (float32, gan/payoff) and the sampler (float64, gonum's BLAS)
+// use hand-written forward passes instead: the matrix needs no gradient,
+// and gorgonia spends far more in allocation than in arithmetic on layers
+// this small (about 1.6 ms, measured on a shared machine, for a 256×2×64
+// graph). The forward passes are tested against each other.
 package gan

@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
+
+	"github.com/gpump/gpump/gan/payoff"
 )
 
 // TestPayoffBatched: the batched float32 payoff matrix equals a naive loop
@@ -13,13 +16,19 @@ import (
 func TestPayoffBatched(t *testing.T) {
 	gen, disc := Arch{In: 3, Hidden: 16, Out: 2}, Arch{In: 2, Hidden: 12, Out: 1}
 	for _, loss := range []Loss{Log, WGAN} {
-		for _, sz := range []struct{ k, j, batch int }{{1, 1, 1}, {3, 5, 7}, {6, 2, 33}, {4, 4, 128}} {
-			t.Run(fmt.Sprintf("%v/%dx%d/B=%d", loss, sz.k, sz.j, sz.batch), func(t *testing.T) {
+		for _, sz := range []struct{ k, j, batch, threads int }{{1, 1, 1, 1}, {3, 5, 7, 2}, {6, 2, 33, 3}, {4, 4, 128, 1}, {4, 4, 128, 2}, {3, 2, 250, 2}} {
+			t.Run(fmt.Sprintf("%v/%dx%d/B=%d/threads=%d", loss, sz.k, sz.j, sz.batch, sz.threads), func(t *testing.T) {
 				rng := rand.New(rand.NewPCG(uint64(sz.k), uint64(sz.j*1000+sz.batch)))
 				gens, discs := randomNets(gen, sz.k, rng), randomNets(disc, sz.j, rng)
 				real, z := randn(sz.batch*2, rng), randn(sz.batch*gen.In, rng)
 				m := make([]float64, sz.k*sz.j)
-				newPayoff(gen, disc, sz.k, sz.j, sz.batch, loss).eval(m, gens, discs, real, z)
+				p, err := payoff.NewCPU(payoff.Shape{Gen: payoff.Net(gen), Disc: payoff.Net(disc), K: sz.k, J: sz.j, Batch: sz.batch, Log: loss == Log}, sz.threads)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := p.Eval(m, gens, discs, real, z); err != nil {
+					t.Fatal(err)
+				}
 				fake, out := make([]float64, sz.batch*2), make([]float64, sz.batch)
 				for k := range sz.k {
 					gen.forward(fake, gens[k], z, sz.batch)
@@ -44,9 +53,11 @@ func TestPayoffBatched(t *testing.T) {
 }
 
 // BenchmarkPayoff measures the batched payoff matrix at the default sizes
-// and at larger ones; its GFLOP/s count the matrix products' flops (the
-// time includes the tanh and the loss), as testdata/payoff_numpy.py does
-// for NumPy's float32 products of the same shapes.
+// and at larger ones, with GOMAXPROCS threads; its GFLOP/s count the matrix
+// products' flops (the time includes the tanh, the loss and packing the
+// weights), as testdata/payoff_numpy.py does for NumPy's float32 products
+// of the same shapes. Its bytes are the float64 parameters and inputs an
+// evaluation reads.
 func BenchmarkPayoff(b *testing.B) {
 	for _, sz := range []struct{ k, j, batch, hidden int }{{8, 8, 256, 32}, {16, 16, 512, 128}} {
 		b.Run(fmt.Sprintf("K=%d,J=%d,B=%d,H=%d", sz.k, sz.j, sz.batch, sz.hidden), func(b *testing.B) {
@@ -55,25 +66,35 @@ func BenchmarkPayoff(b *testing.B) {
 			gens, discs := randomNets(gen, sz.k, rng), randomNets(disc, sz.j, rng)
 			real, z := randn(sz.batch*2, rng), randn(sz.batch*2, rng)
 			m := make([]float64, sz.k*sz.j)
-			p := newPayoff(gen, disc, sz.k, sz.j, sz.batch, Log)
+			s := payoff.Shape{Gen: payoff.Net(gen), Disc: payoff.Net(disc), K: sz.k, J: sz.j, Batch: sz.batch, Log: true}
+			p, err := payoff.NewCPU(s, runtime.GOMAXPROCS(0))
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(8 * (sz.k*gen.NumParams() + sz.j*disc.NumParams() + len(real) + len(z))))
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
-				p.eval(m, gens, discs, real, z)
+				p.Eval(m, gens, discs, real, z)
 			}
-			b.ReportMetric(p.flops()*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			b.ReportMetric(s.Flops()*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 		})
 	}
 }
 
-// TestTanh32: the float32 tanh is within 4e-7 of math.Tanh (7 units in the last place of float32 near 1) everywhere.
-func TestTanh32(t *testing.T) {
-	worst := 0.0
-	for x := -12.0; x <= 12; x += 1.0 / 4096 {
-		d := math.Abs(float64(tanh32(float32(x))) - math.Tanh(float64(float32(x))))
-		worst = max(worst, d)
+// TestPayoffNoAllocs: an evaluation allocates nothing, with its threads.
+func TestPayoffNoAllocs(t *testing.T) {
+	gen, disc := Arch{In: 2, Hidden: 16, Out: 2}, Arch{In: 2, Hidden: 16, Out: 1}
+	rng := rand.New(rand.NewPCG(1, 2))
+	const k, j, batch = 3, 2, 300
+	gens, discs := randomNets(gen, k, rng), randomNets(disc, j, rng)
+	real, z := randn(batch*2, rng), randn(batch*2, rng)
+	m := make([]float64, k*j)
+	p, err := payoff.NewCPU(payoff.Shape{Gen: payoff.Net(gen), Disc: payoff.Net(disc), K: k, J: j, Batch: batch, Log: true}, 2)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if worst > 4e-7 {
-		t.Errorf("largest error %g", worst)
+	if allocs := testing.AllocsPerRun(20, func() { p.Eval(m, gens, discs, real, z) }); allocs != 0 {
+		t.Errorf("%g allocations per evaluation", allocs)
 	}
 }

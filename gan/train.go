@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -11,6 +12,7 @@ import (
 
 	"gorgonia.org/tensor"
 
+	"github.com/gpump/gpump/gan/payoff"
 	"github.com/gpump/gpump/solver"
 	"github.com/gpump/gpump/tensorops"
 )
@@ -113,9 +115,14 @@ type Config struct {
 	MaxIterations int
 	// Backend holds each round's game (default a CPU backend with
 	// Threads threads, closed at the end; default all cores). A given
-	// backend is not closed.
+	// backend is not closed. Threads also evaluate the payoff matrix.
 	Backend tensorops.Backend
 	Threads int
+	// Payoff makes the evaluator of every round's payoff matrix for the
+	// run's shape (default payoff.NewCPU with Threads threads; in a build
+	// with the tag cuda, payoff.NewCUDA evaluates it on a device). An
+	// evaluator that is an io.Closer is closed at the end.
+	Payoff func(payoff.Shape) (PayoffEvaluator, error)
 
 	// Seed seeds every draw: same seed, same configuration, same result.
 	Seed uint64
@@ -306,21 +313,47 @@ func Train(ctx context.Context, data *Dataset, cfg *Config) (*Mixture, error) {
 	return t.train(ctx)
 }
 
+// PayoffEvaluator evaluates the payoff matrix of the particles (the
+// interface of payoff.CPU and, in a cuda build, payoff.CUDA): M (K×J,
+// row-major) for the generators' and discriminators' flat parameters, the
+// real batch and the noise shared by every generator.
+type PayoffEvaluator interface {
+	Eval(m []float64, gens, discs [][]float64, real, z []float64) error
+}
+
+var _ PayoffEvaluator = (*payoff.CPU)(nil)
+
+// newPayoff makes the run's payoff evaluator: c.Payoff's, or the CPU's.
+func (c *Config) newPayoff(s payoff.Shape) (PayoffEvaluator, error) {
+	if c.Payoff != nil {
+		p, err := c.Payoff(s)
+		if err != nil {
+			return nil, fmt.Errorf("gan: the payoff evaluator: %w", err)
+		}
+		return p, nil
+	}
+	p, err := payoff.NewCPU(s, c.Threads)
+	if err != nil {
+		return nil, fmt.Errorf("gan: %w", err)
+	}
+	return p, nil
+}
+
 // trainer is the state of a training run.
 type trainer struct {
 	cfg       Config
 	data      *Dataset
 	mix       *Mixture
 	rng       *rand.Rand
-	pay       *payoff
+	pay       PayoffEvaluator
 	gg        *genGraph
 	dg        *discGraph
 	gopt      []adam
 	dopt      []adam
 	ggrad     [][]float64
 	dgrad     [][]float64
-	gfwd      *stack[float64]
-	gwork     work[float64]
+	gfwd      *stack
+	gwork     work
 	game      *solver.MatrixGame
 	a         *tensor.Dense // −M, the game's payoff (rows maximize)
 	res       solver.Result
@@ -379,10 +412,12 @@ func newTrainer(data *Dataset, cfg *Config) (*trainer, error) {
 	if t.dg, err = newDiscGraph(t.disc, j, b, k*b, c.Loss); err != nil {
 		return nil, err
 	}
-	t.pay = newPayoff(t.gen, t.disc, k, j, b, c.Loss)
+	if t.pay, err = c.newPayoff(payoff.Shape{Gen: payoff.Net(t.gen), Disc: payoff.Net(t.disc), K: k, J: j, Batch: b, Log: c.Loss == Log}); err != nil {
+		return nil, err
+	}
 	t.gopt, t.dopt = make([]adam, k), make([]adam, j)
 	t.ggrad, t.dgrad = zeros(k, t.gen.NumParams()), zeros(j, t.disc.NumParams())
-	t.gfwd = newStack[float64](t.gen, k)
+	t.gfwd = newStack(t.gen, k)
 	t.real, t.z = make([]float64, b*data.Dim), make([]float64, b*t.gen.In)
 	t.rec.Payoff = make([]float64, k*j)
 	t.rec.P, t.rec.Q = make([]float64, k), make([]float64, j)
@@ -409,6 +444,9 @@ func newTrainer(data *Dataset, cfg *Config) (*trainer, error) {
 func (t *trainer) close() {
 	if t.game != nil {
 		t.game.Close()
+	}
+	if c, ok := t.pay.(io.Closer); ok {
+		c.Close()
 	}
 	if t.closeBE != nil {
 		t.closeBE()
@@ -517,7 +555,9 @@ func (t *trainer) solveRound(ctx context.Context) error {
 	t.data.Sample(t.real, t.rng)
 	normals(t.z, t.rng)
 	m := t.rec.Payoff
-	t.pay.eval(m, t.mix.Generators, t.mix.Discriminators, t.real, t.z)
+	if err := t.pay.Eval(m, t.mix.Generators, t.mix.Discriminators, t.real, t.z); err != nil {
+		return fmt.Errorf("gan: round %d: evaluating the payoff matrix: %w", t.rec.Round, err)
+	}
 	for _, v := range m {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("gan: round %d: the payoff matrix is not finite (the networks diverged; try smaller rates)", t.rec.Round)

@@ -7,11 +7,13 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
 	"gorgonia.org/tensor"
 
+	"github.com/gpump/gpump/gan/payoff"
 	"github.com/gpump/gpump/solver"
 )
 
@@ -332,5 +334,58 @@ func TestRing8Modes(t *testing.T) {
 		if got.ModesCovered < 6 {
 			t.Errorf("seed %d: %d of 8 modes covered, want at least 6", seed, got.ModesCovered)
 		}
+	}
+}
+
+// countingPayoff is a payoff evaluator that counts its evaluations and
+// its Close, around the CPU's.
+type countingPayoff struct {
+	cpu           *payoff.CPU
+	evals, closes int
+	shape         payoff.Shape
+}
+
+func (c *countingPayoff) Eval(m []float64, gens, discs [][]float64, real, z []float64) error {
+	c.evals++
+	return c.cpu.Eval(m, gens, discs, real, z)
+}
+
+func (c *countingPayoff) Close() error {
+	c.closes++
+	return nil
+}
+
+// TestConfigPayoff: a Config.Payoff evaluator gets the run's shape,
+// evaluates every round's matrix (the same mixture as the default's) and
+// is closed at the end, since it is an io.Closer; its error ends the run.
+func TestConfigPayoff(t *testing.T) {
+	var ev *countingPayoff
+	cfg := small(5)
+	cfg.Payoff = func(s payoff.Shape) (PayoffEvaluator, error) {
+		cpu, err := payoff.NewCPU(s, 1)
+		ev = &countingPayoff{cpu: cpu, shape: s}
+		return ev, err
+	}
+	got, err := Train(context.Background(), Ring8(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Train(context.Background(), Ring8(), small(5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Error("the mixture differs from the default evaluator's")
+	}
+	s := ev.shape
+	if s.K != 3 || s.J != 2 || s.Batch != 32 || s.Gen.Hidden != 8 || s.Disc.In != 2 || !s.Log {
+		t.Errorf("the evaluator got the shape %+v", s)
+	}
+	if ev.evals < cfg.Rounds || ev.closes != 1 {
+		t.Errorf("%d evaluations in %d rounds, %d closes", ev.evals, cfg.Rounds, ev.closes)
+	}
+	cfg.Payoff = func(payoff.Shape) (PayoffEvaluator, error) { return nil, errors.New("no device") }
+	if _, err := Train(context.Background(), Ring8(), cfg); err == nil || !strings.Contains(err.Error(), "no device") {
+		t.Errorf("a failing evaluator: %v", err)
 	}
 }

@@ -1758,3 +1758,89 @@ extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_batch_axpby(
 		dst[o] = alpha[s] * x[o] + beta[s] * y[o];
 	}
 }
+
+// ---- The payoff matrix of gan's mixed-strategy game (gan/payoff). ----
+//
+// Networks are MLPs whose float32 parameters lie flat, layer after layer
+// (W row-major in×out, then b), one network every pstride floats. The
+// evaluation is a layer at a time for all networks of a side:
+// gpump_payoff_layer, then gpump_payoff_reduce for the matrix.
+
+#define GP_LT 16 // side of a gpump_payoff_layer tile (16×16 = GP_THREADS)
+
+// gpump_payoff_layer: for every network net < nets, row r < rows and unit
+// c < out: y[net*ystride + r*out + c] = act(b[c] + Σ_i x[net*xstride +
+// r*in + i]·W[i*out + c]), W = params + net*pstride + woff, b = W + in*out;
+// act 1 is tanh, 0 none. xstride 0 feeds every network the same rows.
+// A block takes 16×16 tiles of (rows, units) of one network (a thread
+// each), the grid striding over (network, row tile, unit tile); the inner
+// dimension goes through shared memory 16 at a time. Each output is one
+// thread's sum in a fixed order: deterministic.
+//   Arguments: nets, rows, in, out, x, xstride, params, pstride, woff, y,
+//   ystride, act.
+//   Bytes: about nets*(rows*(in+out) + in*out)*4 per pass of the tiles.
+//   Launch: kernels.PayoffLayer(nets, rows, out).
+extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_payoff_layer(
+	i64 nets, i64 rows, i64 in, i64 out, const float *__restrict__ x, i64 xstride,
+	const float *__restrict__ params, i64 pstride, i64 woff, float *__restrict__ y, i64 ystride, i64 act)
+{
+	__shared__ float xs[GP_LT][GP_LT + 1];
+	__shared__ float ws[GP_LT][GP_LT + 1];
+	const i64 rt = (rows + GP_LT - 1) / GP_LT, ct = (out + GP_LT - 1) / GP_LT;
+	const int tr = threadIdx.x / GP_LT, tc = threadIdx.x % GP_LT;
+	for (i64 u = blockIdx.x; u < nets * rt * ct; u += gridDim.x) {
+		const i64 net = u / (rt * ct), rem = u - net * (rt * ct);
+		const i64 r0 = rem / ct * GP_LT, c0 = rem % ct * GP_LT;
+		const float *xn = x + net * xstride;
+		const float *w = params + net * pstride + woff;
+		float acc = 0;
+		for (i64 k0 = 0; k0 < in; k0 += GP_LT) {
+			const i64 xr = r0 + tr, xk = k0 + tc, wk = k0 + tr, wc = c0 + tc;
+			xs[tr][tc] = xr < rows && xk < in ? xn[xr * in + xk] : 0.0f;
+			ws[tr][tc] = wk < in && wc < out ? w[wk * out + wc] : 0.0f;
+			__syncthreads();
+#pragma unroll
+			for (int k = 0; k < GP_LT; k++)
+				acc = fmaf(xs[tr][k], ws[k][tc], acc);
+			__syncthreads();
+		}
+		const i64 r = r0 + tr, c = c0 + tc;
+		if (r < rows && c < out) {
+			float v = acc + w[in * out + c];
+			y[net * ystride + r * out + c] = act ? tanhf(v) : v;
+		}
+	}
+}
+
+// softplus log(1 + e^t) without overflow.
+__device__ __forceinline__ double gp_softplus(double t) { return (t > 0 ? t : 0) + log1p(exp(-fabs(t))); }
+
+// gpump_payoff_reduce: the K×J payoff matrix from the discriminators'
+// outputs o (J blocks of (K+1)*B: the real batch, then generator k's batch
+// at rows (k+1)*B): m[k*J + j] = mean_b f_r(o_j[b]) − mean_b
+// f_f(o_j[(k+1)*B + b]), with f_r(t) = −softplus(−t), f_f(t) = softplus(t)
+// for the log loss (logloss 1) and f_r = f_f = identity for the WGAN
+// critic. A block per entry (grid stride), sums in float64 in a fixed
+// order: deterministic.
+//   Arguments: k, j, b, o, logloss, m.
+//   Bytes: k*j*2*b*4 + k*j*8.
+//   Launch: kernels.PayoffReduce(k, j).
+extern "C" __global__ void __launch_bounds__(GP_THREADS) gpump_payoff_reduce(
+	i64 k, i64 j, i64 b, const float *__restrict__ o, i64 logloss, double *__restrict__ m)
+{
+	__shared__ double sh[2 * GP_WARP];
+	const int ops[2] = {OP_SUM, OP_SUM};
+	for (i64 u = blockIdx.x; u < k * j; u += gridDim.x) {
+		const i64 g = u / j, d = u - g * j;
+		const float *od = o + d * (k + 1) * b;
+		double v[2] = {0, 0};
+		for (i64 i = threadIdx.x; i < b; i += blockDim.x) {
+			const double tr = od[i], tf = od[(g + 1) * b + i];
+			v[0] += logloss ? -gp_softplus(-tr) : tr;
+			v[1] += logloss ? gp_softplus(tf) : tf;
+		}
+		gp_block_reduce<2>(v, ops, sh);
+		if (threadIdx.x == 0)
+			m[u] = (v[0] - v[1]) / (double)b;
+	}
+}

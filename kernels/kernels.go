@@ -255,7 +255,14 @@ const (
 	BatchRegretMatch  = "gpump_batch_rm"
 	BatchCopy         = "gpump_batch_copy"
 	BatchAxpby        = "gpump_batch_axpby"
+
+	PayoffLayerKernel  = "gpump_payoff_layer"
+	PayoffReduceKernel = "gpump_payoff_reduce"
 )
+
+// PayoffPrefix begins the name of the kernels of gan's payoff matrix
+// (gan/payoff), which the solver backend does not launch.
+const PayoffPrefix = "gpump_payoff_"
 
 // BatchPrefix begins the name of every batched kernel (one launch for a
 // selection of games of a batch, a block per game).
@@ -322,6 +329,9 @@ var kernelTable = []Kernel{
 		p("games"), i("count")}},
 	{BatchCopy, Threads, 0, []Arg{p("dst"), p("src"), i("n"), p("games"), i("count")}},
 	{BatchAxpby, Threads, 0, []Arg{p("dst"), p("alpha"), p("x"), p("beta"), p("y"), i("n"), p("games"), i("count")}},
+	{PayoffLayerKernel, Threads, payoffLayerShared, []Arg{i("nets"), i("rows"), i("in"), i("out"), p("x"), i("xstride"),
+		p("params"), i("pstride"), i("woff"), p("y"), i("ystride"), i("act")}},
+	{PayoffReduceKernel, Threads, 512, []Arg{i("k"), i("j"), i("b"), p("o"), i("logloss"), p("m")}},
 }
 
 func batchOpArgs() []Arg {
@@ -753,6 +763,46 @@ func Simplex(n int64, dev Device) (Launch, error) {
 		return Launch{}, err
 	}
 	return Launch{Grid: 1, Block: SimplexThreads}, nil
+}
+
+// PayoffTile is the side of the square tiles (rows × units of a layer) of
+// gpump_payoff_layer; payoffLayerShared its two padded tiles' bytes.
+const (
+	PayoffTile        = 16
+	payoffLayerShared = 2 * PayoffTile * (PayoffTile + 1) * 4
+)
+
+// PayoffLayer returns the launch of gpump_payoff_layer for nets networks'
+// layers of out units over rows rows: block 256 (a 16×16 tile), one block
+// per tile up to the grid cap, grid stride beyond.
+func PayoffLayer(nets, rows, out int64, dev Device) (Launch, error) {
+	if err := checkLen("nets", nets); err != nil {
+		return Launch{}, err
+	}
+	if err := checkShape(rows, out, dev, payoffLayerShared); err != nil {
+		return Launch{}, err
+	}
+	tiles, ok := mulOK(ceilDiv(rows, PayoffTile), ceilDiv(out, PayoffTile))
+	if ok {
+		tiles, ok = mulOK(tiles, nets)
+	}
+	if !ok {
+		return Launch{}, fmt.Errorf("%w: the tiles of %d layers of %d×%d overflow int64", ErrSize, nets, rows, out)
+	}
+	return Launch{Grid: int(min(tiles, dev.gridCap())), Block: Threads}, nil
+}
+
+// PayoffReduce returns the launch of gpump_payoff_reduce for a k×j payoff
+// matrix: block 256, one block per entry up to the grid cap.
+func PayoffReduce(k, j int64, dev Device) (Launch, error) {
+	if err := checkShape(k, j, dev, 512); err != nil {
+		return Launch{}, err
+	}
+	n, ok := mulOK(k, j)
+	if !ok {
+		return Launch{}, fmt.Errorf("%w: a %d×%d payoff matrix", ErrSize, k, j)
+	}
+	return Launch{Grid: int(min(n, dev.gridCap())), Block: Threads}, nil
 }
 
 // Stats returns the launch of gpump_stats_finish for 1 or 2 strategy blocks

@@ -675,6 +675,17 @@ func TestEmulatedKernels(t *testing.T) {
 			fmt.Fprintln(&in)
 		}
 	}
+	// gan's payoff: layers of 1 to many tiles in each dimension (the
+	// inner one through shared memory 16 at a time), several networks;
+	// matrices of one entry to several per block.
+	for _, c := range [][7]int64{{1, 1, 1, 1, 1, 1, 1}, {3, 37, 2, 17, 2, 3, 20}, {2, 40, 33, 16, 3, 2, 300}, {4, 16, 16, 1, 7, 5, 1}} {
+		l, err1 := PayoffLayer(c[0], c[1], c[3], dev)
+		r, err2 := PayoffReduce(c[4], c[5], dev)
+		if err := errors.Join(err1, err2); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&in, "payoff %d %d %d %d %d %d %d %d %d\n", c[0], c[1], c[2], c[3], l.Grid, c[4], c[5], c[6], r.Grid)
+	}
 	cmd := exec.Command(bin)
 	cmd.Stdin = strings.NewReader(in.String())
 	out, err := cmd.CombinedOutput()

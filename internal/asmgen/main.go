@@ -1,9 +1,11 @@
 // Command asmgen generates gpump's amd64 assembly with avo
 // (github.com/mmcloughlin/avo): the dense row kernels of tensorops and the
-// plain memory read of internal/memread. go generate runs it:
+// plain memory read of internal/memread and the float32 matrix-product
+// tiles of internal/sgemm. go generate runs it:
 //
 //	go run ../internal/asmgen -out kernels_amd64.s -stubs kernels_stubs_amd64.go kernels
 //	go run ../asmgen -out memread_amd64.s -stubs memread_stubs_amd64.go memread
+//	go run ../asmgen -out sgemm_amd64.s -stubs sgemm_stubs_amd64.go sgemm
 //
 // Every variant of a kernel (AVX-512 or AVX2, float64 or float32 storage,
 // 8, 4 or 1 rows, fused, dot or axpy) comes from one parameterized emitter,
@@ -33,6 +35,7 @@ type target struct {
 var targets = map[string]target{
 	"kernels": {pkg: "tensorops", emit: emitKernels},
 	"memread": {pkg: "memread", emit: emitMemread},
+	"sgemm":   {pkg: "sgemm", emit: emitSgemm},
 }
 
 func main() {
@@ -42,7 +45,7 @@ func main() {
 	out := fs.String("out", "", "assembly output `file`")
 	stubs := fs.String("stubs", "", "Go declarations output `file`")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: asmgen -out file.s -stubs file.go kernels|memread\n")
+		fmt.Fprintf(fs.Output(), "usage: asmgen -out file.s -stubs file.go kernels|memread|sgemm\n")
 		fs.PrintDefaults()
 	}
 	_ = fs.Parse(os.Args[1:])

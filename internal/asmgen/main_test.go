@@ -15,6 +15,7 @@ func TestCommittedFresh(t *testing.T) {
 	committed := map[string][2]string{
 		"kernels": {"../../tensorops/kernels_amd64.s", "../../tensorops/kernels_stubs_amd64.go"},
 		"memread": {"../memread/memread_amd64.s", "../memread/memread_stubs_amd64.go"},
+		"sgemm":   {"../sgemm/sgemm_amd64.s", "../sgemm/sgemm_stubs_amd64.go"},
 	}
 	for name, files := range committed {
 		dir := t.TempDir()

@@ -8,7 +8,11 @@
 //   vec N CHUNKLEN GRID ELEMGRID
 //   sample M N DTYPE CHUNKLENQ CHUNKLENP B SCANGRID DRAWGRID ROWSGRIDN ROWSGRIDM COLSGRID
 //   batch B M N DTYPE GRID ELEMGRID COUNT GAME...
+//   payoff NETS ROWS IN OUT LAYERGRID K J B REDUCEGRID
 //
+// (a payoff case runs gpump_payoff_layer on NETS networks' ROWS×IN →
+// OUT layers, with and without tanh, shared and per-network inputs, and
+// gpump_payoff_reduce on a K×J matrix of batches of B, both losses.)
 // (a batch case runs the batched pass over A in DTYPE and, for f64, every
 // other batched kernel on block length N, for the selected GAMEs).
 // (FULL 0 runs only the fused kernel, for the costly shapes.) Each check
@@ -1285,6 +1289,72 @@ static void batch_elementwise(const BShape &s)
 	       "err %.3g", maxerr(ax, want, 1e-300));
 }
 
+// payoff_case checks gpump_payoff_layer against a float64 loop (within
+// float32 rounding of the sums, plus tanhf's) and gpump_payoff_reduce
+// against a float64 loop, each also bitwise against a run on one block.
+static void payoff_case(i64 nets, i64 rows, i64 in, i64 out, unsigned lgrid, i64 k, i64 j, i64 b, unsigned rgrid)
+{
+	char buf[128];
+	snprintf(buf, sizeof buf, "payoff layer %lldx%lldx%lld->%lld", nets, rows, in, out);
+	const i64 woff = 3, pstride = woff + in * out + out + 5; // parameters at an offset, with a gap
+	vec pd = uniform(nets * pstride, -1, 1), xd = uniform(nets * rows * in, -2, 2);
+	std::vector<float> params(pd.begin(), pd.end()), x(xd.begin(), xd.end());
+	for (int shared = 0; shared < 2; shared++) {
+		for (int act = 0; act < 2; act++) {
+			const i64 xstride = shared ? 0 : rows * in, ystride = rows * out + 1;
+			std::vector<float> y(nets * ystride, -7), y1(nets * ystride, -7);
+			launch(lgrid, GP_THREADS, [&] { gpump_payoff_layer(nets, rows, in, out, x.data(), xstride, params.data(), pstride, woff, y.data(), ystride, act); });
+			launch(1, GP_THREADS, [&] { gpump_payoff_layer(nets, rows, in, out, x.data(), xstride, params.data(), pstride, woff, y1.data(), ystride, act); });
+			double worst = 0;
+			bool gap = true;
+			for (i64 n = 0; n < nets; n++) {
+				const float *w = params.data() + n * pstride + woff;
+				for (i64 r = 0; r < rows; r++)
+					for (i64 c = 0; c < out; c++) {
+						double v = w[in * out + c], abs = fabs(v);
+						for (i64 i = 0; i < in; i++) {
+							const double t = (double)x[n * xstride + r * in + i] * w[i * out + c];
+							v += t;
+							abs += fabs(t);
+						}
+						double tol = 2 * (in + 1) * 6e-8 * abs + 1e-30;
+						if (act) {
+							v = tanh(v);
+							tol += 4e-7;
+						}
+						worst = std::max(worst, fabs(y[n * ystride + r * out + c] - v) / tol);
+					}
+				gap = gap && y[n * ystride + rows * out] == -7; // the gap after each network's rows
+			}
+			std::string nm = std::string(buf) + (act ? " tanh" : "") + (shared ? " shared x" : "");
+			report(worst <= 1 && gap, nm, "error %.3g of the tolerance", worst);
+			report(memcmp(y.data(), y1.data(), y.size() * sizeof(float)) == 0, nm + " grid-independent");
+		}
+	}
+	snprintf(buf, sizeof buf, "payoff reduce %lldx%lld B=%lld", k, j, b);
+	vec od = uniform(j * (k + 1) * b, -6, 6);
+	std::vector<float> o(od.begin(), od.end());
+	for (int logloss = 0; logloss < 2; logloss++) {
+		vec m(k * j), m1(k * j), want(k * j);
+		launch(rgrid, GP_THREADS, [&] { gpump_payoff_reduce(k, j, b, o.data(), logloss, m.data()); });
+		launch(1, GP_THREADS, [&] { gpump_payoff_reduce(k, j, b, o.data(), logloss, m1.data()); });
+		auto sp = [](double t) { return std::max(t, 0.0) + log1p(exp(-fabs(t))); };
+		for (i64 g = 0; g < k; g++)
+			for (i64 d = 0; d < j; d++) {
+				double r = 0, f = 0;
+				for (i64 i = 0; i < b; i++) {
+					const double tr = o[d * (k + 1) * b + i], tf = o[d * (k + 1) * b + (g + 1) * b + i];
+					r += logloss ? -sp(-tr) : tr;
+					f += logloss ? sp(tf) : tf;
+				}
+				want[g * j + d] = (r - f) / b;
+			}
+		std::string nm = std::string(buf) + (logloss ? " log" : " wgan");
+		report(maxerr(m, want, 1) < 1e-13, nm, "rel err %.3g", maxerr(m, want, 1));
+		report(same_bits(m, m1), nm + " grid-independent");
+	}
+}
+
 int main()
 {
 	char kind[16];
@@ -1329,6 +1399,12 @@ int main()
 				batch_rm(sh);
 				batch_elementwise(sh);
 			}
+		} else if (!strcmp(kind, "payoff")) {
+			long long nets, rows, in, out, k, j, b;
+			unsigned lgrid, rgrid;
+			if (scanf("%lld %lld %lld %lld %u %lld %lld %lld %u", &nets, &rows, &in, &out, &lgrid, &k, &j, &b, &rgrid) != 9)
+				return 2;
+			payoff_case(nets, rows, in, out, lgrid, k, j, b, rgrid);
 		} else if (!strcmp(kind, "vec")) {
 			VShape s;
 			if (scanf("%lld %lld %u %u", &s.n, &s.chunkLen, &s.grid, &s.egrid) != 4)

@@ -69,6 +69,7 @@ Fn fns[] = {
 	K(gpump_batch_logprox, 256), K(gpump_batch_simplex_prox, 256),
 	K(gpump_batch_proxstats_entropic, 256), K(gpump_batch_proxstats_euclidean, 256),
 	K(gpump_batch_average, 256), K(gpump_batch_rm, 256), K(gpump_batch_copy, 256), K(gpump_batch_axpby, 256),
+	K(gpump_payoff_layer, 256), K(gpump_payoff_reduce, 256),
 };
 
 bool trace = getenv("FAKECUDA_TRACE") != nullptr;
