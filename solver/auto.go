@@ -189,10 +189,16 @@ func (m *Auto) solveRoute(ctx context.Context, dst *Result, p Problem, s *Settin
 		}
 		ph.add(dst)
 		s1 = nil
-		if dst.Status == IterationLimit && !ph.met(dst) && ph.left() {
+		switch {
+		case dst.Status != IterationLimit || ph.met(dst):
+		case !ph.left():
+			// The few iterations' own limit is not the route's: report
+			// the limit the route reached (evaluations, time).
+			dst.Status = ph.limit()
+		default:
 			route += " → " + first.Name()
 			ph.gaps, ph.decayPhase = ph.gaps[:0], ph.phase
-			m.rm.carried = [2]float64{}
+			m.recalibrate(ph)
 			s1 = ph.settings(handover)
 			s1.Init = append([]float64(nil), dst.X...)
 		}
@@ -234,7 +240,7 @@ func (m *Auto) solveRoute(ctx context.Context, dst *Result, p Problem, s *Settin
 			return err
 		}
 		if !ok && ph.left() {
-			m.rm.carried = [2]float64{}
+			m.recalibrate(ph)
 			if err := goOn(target); err != nil {
 				return err
 			}
@@ -250,6 +256,16 @@ func (m *Auto) solveRoute(ctx context.Context, dst *Result, p Problem, s *Settin
 	ph.fill(dst)
 	dst.Method, dst.Route = m.Name(), route
 	return nil
+}
+
+// recalibrate makes the next RM+ phase calibrate its warm start, unless
+// the calibration's warmCalibration evaluations would overrun the
+// evaluations left: the phase then goes on at the last phase's regret
+// level, which costs none.
+func (m *Auto) recalibrate(ph *phases) {
+	if s := ph.s.MaxEvaluations; s == 0 || s-ph.stats.Evaluations > warmCalibration {
+		m.rm.carried = [2]float64{}
+	}
 }
 
 // relTarget is the relative gap s asks for a game: the tighter of RelGap
