@@ -30,8 +30,9 @@ import (
 //     rank-one games (more restarts, at 100 and 1000 iterations, undid
 //     part of that). It then runs to the target, or, when the relative target is
 //     at most PolishBelow, to the handover gap Handover, from where it
-//     either goes on (warm-started from its pair: in effect a restart) or
-//     hands over to the crossover.
+//     either goes on (warm-started from its pair, its regrets seeded at
+//     the level the phase left them, so no calibration) or hands over to
+//     the crossover.
 //   - There the support crossover (package polish) takes over when its
 //     predicted time is below that of RM+ going on: RM+'s remaining passes
 //     are extrapolated from its own convergence so far (the gap's decay
@@ -246,9 +247,8 @@ func (m *Auto) solveRoute(ctx context.Context, dst *Result, p Problem, s *Settin
 			}
 		}
 	default:
-		// From its handover pair, warm-started: in effect a restart,
-		// which needed no more passes than one run on the README's
-		// families.
+		// From its handover pair, warm-started with the handover
+		// phase's regret level (carried, see Auto).
 		if err := goOn(target); err != nil {
 			return err
 		}
