@@ -30,8 +30,9 @@ import (
 //     rank-one games (more restarts, at 100 and 1000 iterations, undid
 //     part of that). It then runs to the target, or, when the relative target is
 //     at most PolishBelow, to the handover gap Handover, from where it
-//     either goes on (warm-started from its pair: in effect a restart) or
-//     hands over to the crossover.
+//     either goes on (warm-started from its pair, its regrets seeded at
+//     the level the phase left them, so no calibration) or hands over to
+//     the crossover.
 //   - There the support crossover (package polish) takes over when its
 //     predicted time is below that of RM+ going on: RM+'s remaining passes
 //     are extrapolated from its own convergence so far (the gap's decay
@@ -189,10 +190,16 @@ func (m *Auto) solveRoute(ctx context.Context, dst *Result, p Problem, s *Settin
 		}
 		ph.add(dst)
 		s1 = nil
-		if dst.Status == IterationLimit && !ph.met(dst) && ph.left() {
+		switch {
+		case dst.Status != IterationLimit || ph.met(dst):
+		case !ph.left():
+			// The few iterations' own limit is not the route's: report
+			// the limit the route reached (evaluations, time).
+			dst.Status = ph.limit()
+		default:
 			route += " → " + first.Name()
 			ph.gaps, ph.decayPhase = ph.gaps[:0], ph.phase
-			m.rm.carried = [2]float64{}
+			m.recalibrate(ph)
 			s1 = ph.settings(handover)
 			s1.Init = append([]float64(nil), dst.X...)
 		}
@@ -234,15 +241,14 @@ func (m *Auto) solveRoute(ctx context.Context, dst *Result, p Problem, s *Settin
 			return err
 		}
 		if !ok && ph.left() {
-			m.rm.carried = [2]float64{}
+			m.recalibrate(ph)
 			if err := goOn(target); err != nil {
 				return err
 			}
 		}
 	default:
-		// From its handover pair, warm-started: in effect a restart,
-		// which needed no more passes than one run on the README's
-		// families.
+		// From its handover pair, warm-started with the handover
+		// phase's regret level (carried, see Auto).
 		if err := goOn(target); err != nil {
 			return err
 		}
@@ -250,6 +256,16 @@ func (m *Auto) solveRoute(ctx context.Context, dst *Result, p Problem, s *Settin
 	ph.fill(dst)
 	dst.Method, dst.Route = m.Name(), route
 	return nil
+}
+
+// recalibrate makes the next RM+ phase calibrate its warm start, unless
+// the calibration's warmCalibration evaluations would overrun the
+// evaluations left: the phase then goes on at the last phase's regret
+// level, which costs none.
+func (m *Auto) recalibrate(ph *phases) {
+	if s := ph.s.MaxEvaluations; s == 0 || s-ph.stats.Evaluations > warmCalibration {
+		m.rm.carried = [2]float64{}
+	}
 }
 
 // relTarget is the relative gap s asks for a game: the tighter of RelGap

@@ -166,6 +166,22 @@ func TestAutoScales(t *testing.T) {
 
 // countRecorder counts Init calls and checks that iterations never go
 // back.
+// TestAutoEvaluationLimit: an evaluation limit holds for the whole route
+// and is the status it reports, also where it falls at or just after the
+// restart after RM+'s first 10 iterations (whose warm start calibrates
+// with evaluations of its own).
+func TestAutoEvaluationLimit(t *testing.T) {
+	a := uniformGame(27, 300, 260, -1, 1)
+	for _, polish := range []string{"auto", "off"} {
+		for _, limit := range []int{5, 11, 12, 15, 21, 22, 40} {
+			res := solveWith(t, a, method(t, "auto", "polish", polish), &solver.Settings{RelGap: 1e-10, MaxEvaluations: limit})
+			if res.Status != solver.EvaluationLimit || res.Evaluations > limit {
+				t.Errorf("polish %s, %d evaluations: %v after %d (route %q)", polish, limit, res.Status, res.Evaluations, res.Route)
+			}
+		}
+	}
+}
+
 type countRecorder struct {
 	inits int
 	last  solver.Record

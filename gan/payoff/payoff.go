@@ -245,8 +245,25 @@ func dot32(x, y []float32) float32 {
 // Eval writes M (K×J, row-major) for the generators' and discriminators'
 // flat parameters, the real batch (Batch×Gen.Out) and the noise z
 // (Batch×Gen.In) shared by every generator. It allocates nothing; it
-// never fails (the error is the device evaluator's).
+// never fails (the error is the device evaluator's). It panics on slices
+// of the wrong lengths, as the device evaluator does: a short list of
+// networks or a short batch would otherwise leave the last evaluation's
+// networks or rows in place and return a wrong matrix.
 func (p *CPU) Eval(m []float64, gens, discs [][]float64, real, z []float64) error {
+	if len(m) != p.k*p.j || len(gens) != p.k || len(discs) != p.j || len(real) != p.b*p.disc.In || len(z) != p.b*p.gen.In {
+		panic(fmt.Sprintf("payoff: %d generators, %d discriminators, %d real and %d noise values into %d entries for a shape %+v",
+			len(gens), len(discs), len(real), len(z), len(m), p.s))
+	}
+	for _, nets := range [2]struct {
+		thetas [][]float64
+		per    int
+	}{{gens, p.gen.NumParams()}, {discs, p.disc.NumParams()}} {
+		for _, theta := range nets.thetas {
+			if len(theta) != nets.per {
+				panic(fmt.Sprintf("payoff: a network of %d parameters, the shape's have %d", len(theta), nets.per))
+			}
+		}
+	}
 	for i, theta := range gens {
 		p.gnets[i].load(p.gen, theta, p.stage)
 	}

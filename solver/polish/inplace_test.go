@@ -64,7 +64,7 @@ func TestSubgameInPlace(t *testing.T) {
 	}
 	// Bad lent matrices are refused, not read out of bounds.
 	lent := Matrix{Data: make([]float64, 6), N: 3, Stride: 3, Scale: 1}
-	for _, c := range []struct{ rows, cols []int }{{[]int{2}, []int{0}}, {[]int{0}, []int{3}}, {[]int{-1}, []int{0}}, {nil, []int{0}}} {
+	for _, c := range []struct{ rows, cols []int }{{[]int{2}, []int{0}}, {[]int{0}, []int{3}}, {[]int{-1}, []int{0}}, {nil, []int{0}}, {[]int{1 << 62}, []int{0}}, {[]int{0}, []int{-1 << 62}}} {
 		if _, err := s.SolveIn(make([]float64, len(c.rows)), make([]float64, len(c.cols)), lent, c.rows, c.cols); err == nil {
 			t.Errorf("rows %v, cols %v of a 2×3 matrix: no error", c.rows, c.cols)
 		}
@@ -121,5 +121,41 @@ func TestPolishInPlace(t *testing.T) {
 				t.Errorf("brackets %v (lent) and %v (copied) are disjoint", brackets[0], brackets[1])
 			}
 		})
+	}
+}
+
+// TestSubgameInPlaceRepeated reads subgames through index lists that
+// repeat rows and columns, which Solve's dense B allows (as duplicated
+// rows and columns): the in-place products must add a repeated column's
+// weights, not keep the last.
+func TestSubgameInPlaceRepeated(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	for trial := range 40 {
+		m, n := 1+r.IntN(4), 1+r.IntN(4)
+		src := Matrix{Data: make([]float64, m*n), N: n, Stride: n, Scale: 2}
+		for i := range src.Data {
+			src.Data[i] = float64(r.IntN(5)) - 2
+		}
+		k, l := 1+r.IntN(6), 2+r.IntN(6)
+		rows, cols := make([]int, k), make([]int, l)
+		for t := range rows {
+			rows[t] = r.IntN(m)
+		}
+		for t := range cols {
+			cols[t] = r.IntN(n)
+		}
+		cols[l-1] = cols[0] // at least one repeat
+		a := make([]float64, k*l)
+		for t, i := range rows {
+			for u, j := range cols {
+				a[t*l+u] = src.Scale * src.Data[i*n+j]
+			}
+		}
+		var s Subgame
+		x, y := make([]float64, k), make([]float64, l)
+		if _, err := s.SolveIn(x, y, src, rows, cols); err != nil {
+			t.Fatalf("trial %d: rows %v, cols %v: %v", trial, rows, cols, err)
+		}
+		checkSubgame(t, a, k, l, x, y, lpValue(t, a, k, l), 1e-13, 1e-9)
 	}
 }

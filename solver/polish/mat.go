@@ -142,13 +142,14 @@ func (b *matB) mulT(alpha float64, v, dst []float64) {
 }
 
 // scatter spreads y over the lent matrix's columns in b.yw (zeros
-// elsewhere) and clears b.cw.
+// elsewhere) and clears b.cw. A column listed twice gets both weights, as
+// the duplicated columns of a dense B would.
 func (b *matB) scatter(y []float64) (yw, cw []float64) {
 	yw, cw = b.yw, b.cw
 	clear(yw)
 	clear(cw)
 	for t, j := range b.cols {
-		yw[j] = y[t]
+		yw[j] += y[t]
 	}
 	return yw, cw
 }

@@ -120,7 +120,11 @@ func (s *Subgame) Solve(x, y, a []float64, k, l int) (SubgameResult, error) {
 // the full width of its rows (see Lender).
 func (s *Subgame) SolveIn(x, y []float64, a Matrix, rows, cols []int) (SubgameResult, error) {
 	k, l := len(rows), len(cols)
-	if k < 1 || l < 1 || len(x) != k || len(y) != l || a.N < 1 || a.Stride < a.N || len(a.Data) < (slices.Max(rows)*a.Stride+a.N) || slices.Min(rows) < 0 || slices.Min(cols) < 0 || slices.Max(cols) >= a.N {
+	if k < 1 || l < 1 || len(x) != k || len(y) != l || a.N < 1 || a.Stride < a.N || len(a.Data) < a.N ||
+		// Row i ends at i·Stride+N ≤ len(Data), asked without the product,
+		// which a huge index would overflow.
+		slices.Min(rows) < 0 || slices.Max(rows) > (len(a.Data)-a.N)/a.Stride ||
+		slices.Min(cols) < 0 || slices.Max(cols) >= a.N {
 		return SubgameResult{}, fmt.Errorf("polish: subgame of %d×%d of a lent %d-column matrix (stride %d, %d entries) with strategies of length %d, %d", k, l, a.N, a.Stride, len(a.Data), len(x), len(y))
 	}
 	s.w.b.inPlace(a, rows, cols)
