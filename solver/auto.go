@@ -28,20 +28,26 @@ import (
 //     for thousands of iterations, and this one restart cut the passes to
 //     1e-4 by 15–40 % on uniform and Gaussian games and 2–6× on police and
 //     rank-one games (more restarts, at 100 and 1000 iterations, undid
-//     part of that). It then runs to the target, or, when the relative target is
-//     at most PolishBelow, to the handover gap Handover, from where it
-//     either goes on (warm-started from its pair, its regrets seeded at
-//     the level the phase left them, so no calibration) or hands over to
-//     the crossover.
+//     part of that). It then runs to the target, or, when the relative
+//     target is at most PolishBelow, to the handover gap Handover, from
+//     where it either goes on (warm-started from its pair, its regrets
+//     seeded at the level the phase left them: the same run, which the
+//     route does not list again) or hands over to the crossover.
 //   - There the support crossover (package polish) takes over when its
 //     predicted time is below that of RM+ going on: RM+'s remaining passes
 //     are extrapolated from its own convergence so far (the gap's decay
-//     between the middle and the end of the first phase, as gap ∝ T^−α),
-//     each costing a read of A at 25 GB/s; the crossover costs about 2
-//     subgame solves of 5e-9 s × s³ each for supports of s rows or columns
-//     (the warm-started simplex of package polish, measured on uniform
-//     games of 300² to 2000² here). Both are estimates from sizes, not timings, so
-//     that the route of a solve does not depend on the machine's load.
+//     between the middle and the end of the run since the restart, as
+//     gap ∝ T^−α), each costing a read of A at 25 GB/s; the crossover
+//     costs about 2 subgame solves of 5e-9 s × s³ each, s the geometric
+//     mean of the supports' sizes (the warm-started simplex of package
+//     polish, measured on uniform games of 300² to 2000² here). Both are
+//     estimates from sizes, not timings, so that the route of a solve does
+//     not depend on the machine's load.
+//   - The early look: on games of 160×160 and more, RM+ first stops a
+//     decade before the handover, and the crossover starts there if it is
+//     predicted to cost less than half of RM+'s passes to the handover.
+//     Police games' supports are already small there (a few dozen rows),
+//     and handing over at once took their passes from 230–1452 to 81–301.
 //   - Before that crossover, on games of 160×160 and more and for targets
 //     more than half a decade below the handover, RM+ first goes half a
 //     decade (a factor √10) past the handover when those passes
@@ -49,6 +55,7 @@ import (
 //     crossover: its better support guess then saves the crossover up to
 //     2× on uniform and Gaussian games of 1000². Games whose RM+ is slow or
 //     whose supports are small (police, rank-one games) hand over at once.
+//     This phase too goes on with the same run.
 //   - After a crossover that did not reach the target (its subgame grew
 //     too large, its rounds ran out, rounding stalled it), RM+ goes on,
 //     warm-started from the best certified pair.
@@ -176,12 +183,21 @@ func (m *Auto) solveRoute(ctx context.Context, dst *Result, p Problem, s *Settin
 		handover = target
 	}
 	route := first.Name()
-	s1 := ph.settings(handover)
+	// The early look (see Auto): the first run stops a decade before the
+	// handover, where a small support hands over at once.
+	looking := polishing && restarting && handover*10 < 1e-1 && handover*10 > target
+	stop := handover
+	if looking {
+		stop = handover * 10
+	}
+	s1 := ph.settings(stop)
 	s1.Init = s.Init
 	if restarting {
 		// The restart: a few iterations from the start, then RM+ again
 		// warm-started from their best pair (see Auto), unless those
 		// few already reached the handover or a limit.
+		s1 = ph.settings(handover)
+		s1.Init = s.Init
 		if s1.MaxIterations == 0 || s1.MaxIterations > autoRestartAfter {
 			s1.MaxIterations = autoRestartAfter
 		}
@@ -198,9 +214,9 @@ func (m *Auto) solveRoute(ctx context.Context, dst *Result, p Problem, s *Settin
 			dst.Status = ph.limit()
 		default:
 			route += " → " + first.Name()
-			ph.gaps, ph.decayPhase = ph.gaps[:0], ph.phase
+			ph.gaps, ph.decayBase = ph.gaps[:0], ph.stats.MatrixPasses
 			m.recalibrate(ph)
-			s1 = ph.settings(handover)
+			s1 = ph.settings(stop)
 			s1.Init = append([]float64(nil), dst.X...)
 		}
 	}
@@ -211,9 +227,12 @@ func (m *Auto) solveRoute(ctx context.Context, dst *Result, p Problem, s *Settin
 		ph.add(dst)
 	}
 	// goOn runs RM+ again to the relative gap rel, warm-started from the
-	// best pair.
+	// best pair: a new run after the crossover (fresh, and in the route),
+	// else the same run going on with its regrets.
 	goOn := func(rel float64) error {
-		route += " → " + first.Name()
+		if m.rm.carried == ([2]float64{}) {
+			route += " → " + first.Name()
+		}
 		s3 := ph.settings(rel)
 		s3.Init = append([]float64(nil), dst.X...)
 		if err := SolveInto(ctx, dst, p, s3, first); err != nil {
@@ -222,8 +241,20 @@ func (m *Auto) solveRoute(ctx context.Context, dst *Result, p Problem, s *Settin
 		ph.add(dst)
 		return nil
 	}
+	polishNow := false
+	if looking && dst.Status == Converged && !ph.met(dst) && dst.RelGap > handover {
+		if polishNow = ph.earlyPays(g, dst, handover); !polishNow {
+			if err := goOn(handover); err != nil {
+				return err
+			}
+		}
+	}
 	switch {
 	case dst.Status != Converged || ph.met(dst) || !polishing:
+	case polishNow:
+		if err := m.finishByPolish(ctx, dst, g, target, ph, &route, goOn); err != nil {
+			return err
+		}
 	case ph.polishPays(g, dst, target):
 		if next := handover / sqrt10; g.m*g.n >= decadeMinEntries && next > target && ph.decadePays(g, dst) {
 			// Half a decade more of RM+ first: its passes cost less than
@@ -235,16 +266,8 @@ func (m *Auto) solveRoute(ctx context.Context, dst *Result, p Problem, s *Settin
 				break
 			}
 		}
-		route += " → polish"
-		ok, err := m.polish(ctx, dst, g, target, ph)
-		if err != nil {
+		if err := m.finishByPolish(ctx, dst, g, target, ph, &route, goOn); err != nil {
 			return err
-		}
-		if !ok && ph.left() {
-			m.recalibrate(ph)
-			if err := goOn(target); err != nil {
-				return err
-			}
 		}
 	default:
 		// From its handover pair, warm-started with the handover
@@ -266,6 +289,18 @@ func (m *Auto) recalibrate(ph *phases) {
 	if s := ph.s.MaxEvaluations; s == 0 || s-ph.stats.Evaluations > warmCalibration {
 		m.rm.carried = [2]float64{}
 	}
+}
+
+// finishByPolish runs the crossover and, if it does not reach the target
+// and the limits leave room, a fresh RM+ run from its best pair.
+func (m *Auto) finishByPolish(ctx context.Context, dst *Result, g *MatrixGame, target float64, ph *phases, route *string, goOn func(float64) error) error {
+	*route += " → polish"
+	ok, err := m.polish(ctx, dst, g, target, ph)
+	if err != nil || ok || !ph.left() {
+		return err
+	}
+	m.recalibrate(ph)
+	return goOn(target)
 }
 
 // relTarget is the relative gap s asks for a game: the tighter of RelGap
@@ -354,12 +389,12 @@ type phases struct {
 	t0    time.Time
 	stats Stats
 	rec   phaseRecorder
-	// gaps holds the relative gap of the phase that runs to the handover
-	// (phase number decayPhase) at each matrix pass count, for the
-	// extrapolation of polishPays.
-	gaps       []passGap
-	phase      int
-	decayPhase int
+	// gaps holds the relative gap of the RM+ run that goes to the
+	// handover (after the restart, over the phases that carry its
+	// regrets) at each of its matrix pass counts, from decayBase on, for
+	// the extrapolations of earlyPays, polishPays and decadePays.
+	gaps      []passGap
+	decayBase int
 }
 
 type passGap struct {
@@ -424,7 +459,6 @@ func (ph *phases) add(r *Result) {
 	st.Restarts += r.Restarts
 	st.Step = r.Step
 	ph.rec.base = *st
-	ph.phase++
 }
 
 // fill writes the route's totals and final status into dst.
@@ -450,6 +484,20 @@ func (ph *phases) polishPays(g *MatrixGame, dst *Result, target float64) bool {
 	}
 	passes := float64(end.passes) * (math.Pow(end.gap/target, 1/alpha) - 1)
 	return polishSeconds(dst) < passSeconds(g, passes)
+}
+
+// earlyPays predicts, a decade before the handover, whether the crossover
+// should start at once: when its predicted time is below half that of
+// RM+'s passes to the handover. Police games' supports are a few dozen
+// strategies there (a crossover of milliseconds) while RM+ needs another
+// thousand passes; random games' supports are still most of the game.
+func (ph *phases) earlyPays(g *MatrixGame, dst *Result, handover float64) bool {
+	end, alpha, ok := ph.decay()
+	if !ok {
+		return false
+	}
+	passes := float64(end.passes) * (math.Pow(end.gap/handover, 1/alpha) - 1)
+	return polishSeconds(dst) < passSeconds(g, passes)/2
 }
 
 // sqrt10 is the factor by which decadePays's extra RM+ phase lowers the
@@ -511,9 +559,14 @@ func passSeconds(g *MatrixGame, passes float64) float64 {
 	return passes * float64(g.m) * float64(g.n) * size / autoBandwidth
 }
 
-// polishSeconds is the crossover's predicted time from dst's pair.
+// polishSeconds is the crossover's predicted time from dst's pair, for
+// supports of k rows and l columns: s³ with s = √(k·l), since the basis's
+// LU is about the smaller support's size and each pivot's product with the
+// subgame costs k·l. On square supports it is the measured s³; a police
+// game's lopsided supports a decade before the handover (22 rows and 443
+// columns) are a crossover of milliseconds, not of the larger side's cube.
 func polishSeconds(dst *Result) float64 {
-	sub := float64(max(support(dst.Row), support(dst.Column)))
+	sub := math.Sqrt(float64(support(dst.Row)) * float64(support(dst.Column)))
 	return autoSubgames * autoSecondsPerCub * sub * sub * sub
 }
 
@@ -558,8 +611,9 @@ func (pr *phaseRecorder) Init(info *Info) error {
 func (pr *phaseRecorder) Record(r *Record) error {
 	// The decay of the phase to the handover, sampled geometrically (a
 	// point per 10 % more passes) so that a long phase keeps few.
-	if g := pr.ph.gaps; pr.ph.phase == pr.ph.decayPhase && (len(g) == 0 || float64(r.MatrixPasses) >= 1.1*float64(g[len(g)-1].passes)) {
-		pr.ph.gaps = append(g, passGap{r.MatrixPasses, r.RelGap})
+	passes := pr.base.MatrixPasses + r.MatrixPasses - pr.ph.decayBase
+	if g := pr.ph.gaps; len(g) == 0 || float64(passes) >= 1.1*float64(g[len(g)-1].passes) {
+		pr.ph.gaps = append(g, passGap{passes, r.RelGap})
 	}
 	if pr.r == nil {
 		return nil
