@@ -13,7 +13,7 @@ trap 'rm -rf "$work"' EXIT
 go build -o "$work/gpump" ./cmd/gpump
 side=$(awk "BEGIN{s=int(sqrt($n)); print s}")
 games="uniform:m=$n,n=$n,seed=1 gaussian:m=$n,n=$n,seed=102 police:n=$n,layout=line,seed=103 police:n=$((side * side)),layout=grid,seed=104"
-methods="rm+|rm+ --restart-factor 0.5|rm+ --averaging quadratic|prm+|ga-stochastic|ga-stochastic --restart-factor 0.2|ga-stochastic --setup euclidean|ga-stochastic --setup euclidean --restart-factor 0.2|ga-smooth --setup euclidean --restart-factor 0.2"
+methods="rm+|rm+ --restart-factor 0.5|rm+ --averaging quadratic|auto --polish off|prm+|ga-stochastic|ga-stochastic --restart-factor 0.2|ga-stochastic --setup euclidean|ga-stochastic --setup euclidean --restart-factor 0.2|ga-smooth --setup euclidean --restart-factor 0.2"
 printf "| method |"
 for g in $games; do printf " %s |" "$g"; done
 printf "\n|---|"

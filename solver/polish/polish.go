@@ -224,8 +224,7 @@ func Polish(ctx context.Context, g Game, p, q []float64, opt *Options) (Result, 
 			w.a = nil
 			sr, err = sub.SolveIn(w.x, w.y, lent, w.R, w.C)
 		} else {
-			collectBefore(k * l)
-			w.a = grow(w.a, k*l)
+			growLarge(&w.a, k*l)
 			if err := g.Rows(w.R, w.C, w.a); err != nil {
 				return finish(0, fmt.Errorf("polish: gathering the subgame: %w", err))
 			}

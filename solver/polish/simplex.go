@@ -295,8 +295,7 @@ func (sw *spxWork) factor(b *matB) bool {
 	if len(sw.kr) != S {
 		return false
 	}
-	collectBefore(S * S)
-	sw.lu = grow(sw.lu, S*S)
+	growLarge(&sw.lu, S*S)
 	sw.cm = grow(sw.cm, nl*S)
 	sw.zk = grow(sw.zk, S)
 	for c, p := range sw.kc {
