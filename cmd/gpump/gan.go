@@ -64,6 +64,7 @@ Examples:
 			&cli.Float64Flag{Name: "rate", Value: def.GenRate, Usage: "Adam's step size of the generators"},
 			&cli.Float64Flag{Name: "disc-rate", Value: def.DiscRate, Usage: "Adam's step size of the discriminators"},
 			&cli.Float64Flag{Name: "sharpen", Value: def.Sharpen, Usage: "fraction of the last rounds over which both step sizes fall to a tenth (0: none)"},
+			&cli.Float64Flag{Name: "disc-init", Value: def.DiscInit, Usage: "scale of the discriminators' first layers at the start, in units of 1/σ of the data: each unit's tanh rises over about 6σ/scale, which must be narrower than the gap between neighbouring modes (0: Glorot's draw)"},
 			&cli.Float64Flag{Name: "langevin", Usage: "temperature of Langevin noise added after each step", DefaultText: "0, none"},
 			&cli.IntFlag{Name: "respawn-after", Value: def.RespawnAfter, Usage: "respawn a particle whose weight stayed below 0.1/max(K,J) this many rounds (0: never)"},
 			&cli.Float64Flag{Name: "explore", Usage: "share of uniform weight in the generators' mixture the discriminators step against", DefaultText: "0, none"},
@@ -271,8 +272,8 @@ func ganConfig(c *cli.Context) (*gan.Config, *gan.Dataset, error) {
 			return nil, nil, fmt.Errorf("--%s must lie in [0, 1], got %v", name, v)
 		}
 	}
-	for _, name := range []string{"rate", "disc-rate", "eps", "langevin"} {
-		if v := c.Float64(name); !(v >= 0) || math.IsInf(v, 0) || (v == 0 && name != "langevin") {
+	for _, name := range []string{"rate", "disc-rate", "eps", "langevin", "disc-init"} {
+		if v := c.Float64(name); !(v >= 0) || math.IsInf(v, 0) || (v == 0 && name != "langevin" && name != "disc-init") {
 			return nil, nil, fmt.Errorf("--%s must be a finite number > 0, got %v", name, v)
 		}
 	}
@@ -281,6 +282,9 @@ func ganConfig(c *cli.Context) (*gan.Config, *gan.Dataset, error) {
 		cfg.Sharpen = -1
 	}
 	cfg.Explore = c.Float64("explore")
+	if cfg.DiscInit = c.Float64("disc-init"); cfg.DiscInit == 0 {
+		cfg.DiscInit = -1
+	}
 	cfg.RelGap, cfg.Langevin = c.Float64("eps"), c.Float64("langevin")
 	cfg.Uniform = c.Bool("uniform")
 	cfg.Seed = c.Uint64("seed")
