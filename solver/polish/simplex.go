@@ -2,6 +2,7 @@ package polish
 
 import (
 	"math"
+	"runtime/debug"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -319,6 +320,16 @@ func (sw *spxWork) factor(b *matB) bool {
 		return false
 	}
 	sw.etaR, sw.etaA = sw.etaR[:0], sw.etaA[:0]
+	if cap(sw.etaA) < maxEta*N {
+		// The updates until the next factorization, allocated once:
+		// appending would leave a trail of garbage arrays behind.
+		sw.etaA = make([]float64, 0, maxEta*N+maxEta*N/4)
+	}
+	if S*S >= 1<<20 {
+		// gonum's blocked LU allocates as it runs: return its garbage
+		// now, before the pivots, rather than leave it resident.
+		debug.FreeOSMemory()
+	}
 	return true
 }
 
