@@ -712,8 +712,8 @@ func grow(s []float64, n int) []float64 {
 // array is dropped first and the freed memory returned to the operating
 // system (debug.FreeOSMemory), so that the old array and freed scraps too
 // small to hold the new one are not resident beside it: 8 MiB of a
-// 4000×4000 solve's peak. (Returning memory before every refactorization
-// too saved 1 MiB more.) The heap is mostly the pointer-free payoff matrix,
+// 4000×4000 solve's peak. (spxWork.factor also returns the garbage of each
+// large LU after it.) The heap is mostly the pointer-free payoff matrix,
 // so a collection costs little next to the factorization it precedes.
 func growLarge(p *[]float64, n int) {
 	switch {
