@@ -5,7 +5,6 @@ import (
 	"runtime/debug"
 
 	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack"
 	"gonum.org/v1/gonum/lapack/gonum"
 )
@@ -44,6 +43,7 @@ type spxWork struct {
 	ipiv   []int
 	work   []float64
 	iwork  []int
+	k8     [8]float64 // the row kernels' scratch: a field, so that it is not allocated per call
 }
 
 // maxEta is the number of product-form updates after which the basis is
@@ -383,22 +383,21 @@ func (sw *spxWork) solveT(u, out []float64) {
 }
 
 // luSolve solves K z = b or Kᵀz = b in place with the LU factors of the
-// kernel. Dgetrs with one right-hand side goes through Dtrsm, several
-// times slower than the two triangular solves by Dtrsv.
+// kernel, by the blocked triangular solves of tri.go. (Dgetrs with one
+// right-hand side goes through Dtrsm, several times slower than two
+// Dtrsv, which are themselves scalar loops.)
 func (sw *spxWork) luSolve(t blas.Transpose, z []float64) {
 	S := len(z)
-	L := blas64.Triangular{Uplo: blas.Lower, Diag: blas.Unit, N: S, Stride: S, Data: sw.lu}
-	U := blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: S, Stride: S, Data: sw.lu}
 	if t == blas.NoTrans {
 		for i, p := range sw.ipiv[:S] {
 			z[i], z[p] = z[p], z[i]
 		}
-		blas64.Trsv(blas.NoTrans, L, vec(z))
-		blas64.Trsv(blas.NoTrans, U, vec(z))
+		trsvLN(sw.lu, S, z, &sw.k8)
+		trsvUN(sw.lu, S, z, &sw.k8)
 		return
 	}
-	blas64.Trsv(blas.Trans, U, vec(z))
-	blas64.Trsv(blas.Trans, L, vec(z))
+	trsvUT(sw.lu, S, z, &sw.k8)
+	trsvLT(sw.lu, S, z, &sw.k8)
 	for i := S - 1; i >= 0; i-- {
 		p := sw.ipiv[i]
 		z[i], z[p] = z[p], z[i]
