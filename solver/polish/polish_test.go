@@ -103,8 +103,10 @@ func TestPolishRoundLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Status == RoundLimit && res.Gap > hi-lo {
-		t.Errorf("best certified gap %.3g worse than the start's %.3g", res.Gap, hi-lo)
+	// Polish certifies the start after normalizing it, which moves it by
+	// rounding: its gap may be the start's plus a few ulps.
+	if res.Status == RoundLimit && res.Gap > (hi-lo)*(1+1e-12) {
+		t.Errorf("best certified gap %.17g worse than the start's %.17g", res.Gap, hi-lo)
 	}
 	if res.Stats.Solves > 1 {
 		t.Errorf("%d solves with MaxRounds 1", res.Stats.Solves)
