@@ -27,8 +27,10 @@
 // (gonum's Dgetri costs about 2.5 times its Dgetrf) and writing the whole
 // inverse at each pivot; LU factors of the kernel with product-form
 // updates were several times faster, once the triangular solves went
-// through Dtrsv rather than Dgetrs, whose one-column Dtrsm is slow. The
-// active set and the interior point stay as fallbacks.
+// through Dtrsv rather than Dgetrs, whose one-column Dtrsm is slow; the
+// solves blocked by 8 rows on tensorops' SIMD row kernels (tri.go) are
+// 4-5 times faster again than Dtrsv's scalar loops. The active set and the
+// interior point stay as fallbacks.
 //
 // The package reaches the full game only through the small Game interface,
 // so the matrix may live anywhere (host memory in float32 or float64, or a
