@@ -93,6 +93,27 @@ type Config struct {
 	// (default 0.05). Default 0: never.
 	RespawnAfter               int
 	RespawnBelow, RespawnNoise float64
+	// SplitEvery, when positive, is the number of rounds between checks
+	// for generators that straddle two modes (default 0: never). A
+	// generator maps its Gaussian noise continuously, so one that has
+	// settled on two modes at once keeps a bridge of points between them,
+	// which no amount of training removes: on grid25 such generators
+	// carried the largest weights (twice a mode's share) and most of the
+	// points off every mode. A check clusters each generator's points of
+	// the round in two (2-means) and calls it straddling when the centres
+	// lie more than SplitRatio root-mean-square within-cluster distances
+	// apart with at least an eighth of the points on each side; it then
+	// restarts that generator and the lightest other one (by the weight
+	// averaged over recent rounds) as fresh blobs, one on each cluster's
+	// centre (see GenInit). Checks stop once 90% of the rounds have run,
+	// so that the last blobs have time to settle.
+	SplitEvery int
+	// SplitRatio is the separation, in within-cluster root-mean-square
+	// distances, above which a generator's two clusters count as two
+	// modes (default 5): one Gaussian blob splits at about 1.4 and a
+	// uniform streak at 3.5, two modes at the grid's spacing with a tenth
+	// of the points on the bridge at about 10.
+	SplitRatio float64
 	// Explore is the share of uniform weight mixed into the generators'
 	// weights that the discriminators train against: they step against
 	// the mixture (1−Explore)·p + Explore/K, so that they keep judging
@@ -195,6 +216,7 @@ func (c *Config) fill() {
 		deff(&c.RespawnBelow, 0.1/float64(max(c.Generators, c.Discriminators)))
 	}
 	deff(&c.RespawnNoise, 0.05)
+	deff(&c.SplitRatio, 5)
 	deff(&c.RelGap, 1e-3)
 	def(&c.MaxIterations, 100000)
 	deff(&c.Average, 0.5)
@@ -245,6 +267,9 @@ func (c *Config) check() error {
 	if !(c.Average == -1 || c.Average > 0 && c.Average <= 1) {
 		return fmt.Errorf("gan: the averaged fraction of rounds must lie in (0, 1] or be −1, got %v", c.Average)
 	}
+	if c.SplitEvery < 0 || !(c.SplitRatio > 1) || math.IsInf(c.SplitRatio, 0) {
+		return fmt.Errorf("gan: splits every %d rounds at a separation of %v: want rounds >= 0 and a separation > 1", c.SplitEvery, c.SplitRatio)
+	}
 	if !(c.Langevin >= 0) || math.IsInf(c.Langevin, 0) || !(c.RespawnBelow >= 0 && c.RespawnBelow < 1) || c.RespawnAfter < 0 || c.MaxIterations < 1 {
 		return fmt.Errorf("gan: bad Langevin temperature %v, respawn threshold %v after %d rounds or iteration limit %d", c.Langevin, c.RespawnBelow, c.RespawnAfter, c.MaxIterations)
 	}
@@ -284,8 +309,9 @@ type Round struct {
 	// (NotTerminated and zeros with Uniform).
 	Status                   solver.Status
 	Iterations, MatrixPasses int
-	// Respawned counts the particles respawned after the round's steps.
-	Respawned int
+	// Respawned counts the particles respawned after the round's steps,
+	// Split the generators restarted by a split (see Config.SplitEvery).
+	Respawned, Split int
 	// PayoffTime, SolveTime and StepTime are the wall times of the round's
 	// parts, Elapsed the time since the start of training.
 	PayoffTime, SolveTime, StepTime, Elapsed time.Duration
@@ -374,6 +400,13 @@ type trainer struct {
 	// The sums of the averaged rounds' weights.
 	sumP, sumQ []float64
 	averaged   int
+	// split's state: each generator's weight averaged over recent rounds,
+	// the round before which it may not take part in a split, and the
+	// fakes of the round's last discriminator step.
+	recentP  []float64
+	frozen   []int
+	fakes    []float64
+	clusters twoMeans
 }
 
 func newTrainer(data *Dataset, cfg *Config) (*trainer, error) {
@@ -430,6 +463,7 @@ func newTrainer(data *Dataset, cfg *Config) (*trainer, error) {
 	t.rec.Payoff = make([]float64, k*j)
 	t.rec.P, t.rec.Q = make([]float64, k), make([]float64, j)
 	t.light = [2][]int{make([]int, k), make([]int, j)}
+	t.recentP, t.frozen = uniform(k), make([]int, k)
 	t.a = tensor.New(tensor.WithShape(k, j), tensor.Of(tensor.Float64))
 	if t.game, err = solver.NewMatrixGame(t.a); err != nil {
 		return nil, fmt.Errorf("gan: %w", err)
@@ -500,6 +534,7 @@ func (t *trainer) train(ctx context.Context) (*Mixture, error) {
 			return nil, err
 		}
 		t.rec.Respawned = t.respawn()
+		t.rec.Split = t.split(r)
 		t.rec.StepTime = time.Since(t0)
 		t.rec.Elapsed = time.Since(start)
 		if c.Recorder != nil {
@@ -838,4 +873,157 @@ func zeros(n, m int) [][]float64 {
 		v[i] = make([]float64, m)
 	}
 	return v
+}
+
+// split restarts the generators that straddle two modes (see
+// Config.SplitEvery) after round r and returns how many it restarted.
+func (t *trainer) split(r int) int {
+	c := &t.cfg
+	const decay = 0.01 // recentP averages over about a hundred rounds
+	for i, w := range t.mix.P {
+		t.recentP[i] += decay * (w - t.recentP[i])
+	}
+	if c.SplitEvery <= 0 || c.Uniform || r%c.SplitEvery != 0 || float64(r) > 0.9*float64(c.Rounds) {
+		return 0
+	}
+	k, b, d := c.Generators, c.Batch, t.data.Dim
+	if k < 2 {
+		return 0
+	}
+	t.fakes = grow(t.fakes, k*b*d)
+	normals(t.z, t.rng)
+	t.gfwd.load(t.mix.Generators)
+	t.gfwd.firstLayer(&t.gwork, t.z, b)
+	for i := range k {
+		t.gfwd.rest(&t.gwork, i, b, t.fakes[i*b*d:(i+1)*b*d])
+	}
+	n := 0
+	for i := range k {
+		if t.frozen[i] > r {
+			continue
+		}
+		a, bb, ok := t.clusters.straddles(t.fakes[i*b*d:(i+1)*b*d], b, d, c.SplitRatio)
+		if !ok {
+			continue
+		}
+		// The lightest other generator free to move takes the second
+		// cluster.
+		l := -1
+		for j := range k {
+			if j != i && t.frozen[j] <= r && (l < 0 || t.recentP[j] < t.recentP[l]) {
+				l = j
+			}
+		}
+		if l < 0 {
+			break
+		}
+		t.blob(i, a)
+		t.blob(l, bb)
+		// Both start from the pair's combined weight, shared; neither
+		// takes part in another split until the next check but one.
+		w := (t.recentP[i] + t.recentP[l]) / 2
+		t.recentP[i], t.recentP[l] = w, w
+		t.frozen[i], t.frozen[l] = r+2*c.SplitEvery, r+2*c.SplitEvery
+		n += 2
+	}
+	return n
+}
+
+// blob restarts generator i as a fresh draw whose output is a small blob
+// at centre (as place does at the start) with a fresh Adam state.
+func (t *trainer) blob(i int, centre []float64) {
+	th := t.mix.Generators[i]
+	t.gen.initParams(th, t.rng)
+	l := t.gen.layers()[2]
+	if g := t.cfg.GenInit; g > 0 {
+		for p := l.w; p < l.b; p++ {
+			th[p] *= g
+		}
+	}
+	copy(th[l.b:l.b+len(centre)], centre)
+	t.gopt[i] = adam{}
+}
+
+// twoMeans clusters points in two by Lloyd's iterations; its buffers are
+// kept between calls.
+type twoMeans struct {
+	c      [2][]float64
+	side   []int8
+	counts [2]int
+}
+
+// straddles clusters the n points x (n×d, row-major) in two and reports
+// their centres and whether they lie more than ratio root-mean-square
+// within-cluster distances apart with at least an eighth of the points on
+// each side. The centres are the clusterer's buffers, valid until its
+// next call.
+func (m *twoMeans) straddles(x []float64, n, d int, ratio float64) (a, b []float64, ok bool) {
+	for s := range m.c {
+		m.c[s] = grow(m.c[s], d)
+	}
+	if cap(m.side) < n {
+		m.side = make([]int8, n)
+	}
+	m.side = m.side[:n]
+	pt := func(i int) []float64 { return x[i*d : (i+1)*d] }
+	// Start from the point farthest from the mean and the point farthest
+	// from it: deterministic, and on a straddling generator one in each
+	// cluster.
+	mean := m.c[1]
+	clear(mean)
+	for i := range n {
+		for e, v := range pt(i) {
+			mean[e] += v / float64(n)
+		}
+	}
+	far := func(from []float64) int {
+		best, bi := -1.0, 0
+		for i := range n {
+			if v := sqdist(pt(i), from); v > best {
+				best, bi = v, i
+			}
+		}
+		return bi
+	}
+	copy(m.c[0], pt(far(mean)))
+	copy(m.c[1], pt(far(m.c[0])))
+	var within float64
+	for range 10 {
+		m.counts = [2]int{}
+		within = 0
+		for i := range n {
+			p := pt(i)
+			d0, d1 := sqdist(p, m.c[0]), sqdist(p, m.c[1])
+			s := int8(0)
+			if d1 < d0 {
+				s, d0 = 1, d1
+			}
+			m.side[i] = s
+			m.counts[s]++
+			within += d0
+		}
+		if m.counts[0] == 0 || m.counts[1] == 0 {
+			return nil, nil, false
+		}
+		for s := range m.c {
+			clear(m.c[s])
+		}
+		for i := range n {
+			s := m.side[i]
+			for e, v := range pt(i) {
+				m.c[s][e] += v / float64(m.counts[s])
+			}
+		}
+	}
+	sep := sqdist(m.c[0], m.c[1])
+	ok = 8*min(m.counts[0], m.counts[1]) >= n && sep > ratio*ratio*within/float64(n)
+	return m.c[0], m.c[1], ok
+}
+
+// grow returns s resliced to n, or a new slice if s is too short.
+func grow(s []float64, n int) []float64 {
+	if cap(s) < n {
+		return make([]float64, n)
+	}
+	return s[:n]
 }

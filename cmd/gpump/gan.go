@@ -67,6 +67,8 @@ Examples:
 			&cli.Float64Flag{Name: "disc-init", Value: def.DiscInit, Usage: "scale of the discriminators' first layers at the start, in units of 1/σ of the data: each unit's tanh rises over about 6σ/scale, which must be narrower than the gap between neighbouring modes (0: Glorot's draw)"},
 			&cli.Float64Flag{Name: "langevin", Usage: "temperature of Langevin noise added after each step", DefaultText: "0, none"},
 			&cli.IntFlag{Name: "respawn-after", Value: def.RespawnAfter, Usage: "respawn a particle whose weight stayed below 0.1/max(K,J) this many rounds (0: never)"},
+			&cli.IntFlag{Name: "split-every", Value: def.SplitEvery, Usage: "rounds between checks for generators that straddle two modes, each restarted with the lightest generator as two blobs, one on each (0: never)"},
+			&cli.Float64Flag{Name: "split-ratio", Value: def.SplitRatio, Usage: "separation of a generator's two clusters, in within-cluster RMS distances, above which it straddles two modes"},
 			&cli.Float64Flag{Name: "explore", Usage: "share of uniform weight in the generators' mixture the discriminators step against", DefaultText: "0, none"},
 			&cli.BoolFlag{Name: "uniform", Usage: "keep the weights uniform instead of solving the game (a baseline)"},
 			&cli.StringFlag{Name: "algo", Value: gan.DefaultMethod, Usage: "method of each round's game: " + strings.Join(solver.MethodNames(), ", ")},
@@ -251,7 +253,7 @@ func ganConfig(c *cli.Context) (*gan.Config, *gan.Dataset, error) {
 			*f.dst = v
 		}
 	}
-	for _, name := range []string{"gen-steps", "disc-steps", "respawn-after", "threads"} {
+	for _, name := range []string{"gen-steps", "disc-steps", "respawn-after", "split-every", "threads"} {
 		if c.Int(name) < 0 {
 			return nil, nil, fmt.Errorf("--%s must be >= 0, got %d", name, c.Int(name))
 		}
@@ -264,6 +266,12 @@ func ganConfig(c *cli.Context) (*gan.Config, *gan.Dataset, error) {
 		cfg.DiscSteps = -1
 	}
 	cfg.RespawnAfter = c.Int("respawn-after")
+	cfg.SplitEvery = c.Int("split-every")
+	if v := c.Float64("split-ratio"); !(v > 1) {
+		return nil, nil, fmt.Errorf("--split-ratio must be > 1, got %v", v)
+	} else {
+		cfg.SplitRatio = v
+	}
 	if t := c.Int("threads"); t > 0 {
 		cfg.Threads = t
 	}
@@ -346,7 +354,7 @@ func (g *ganRecorder) Record(r *gan.Round) error {
 	}
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
 	g.trace = append(g.trace, []string{strconv.Itoa(r.Round), f(r.Gap), f(r.RelGap), f(r.MaxAbs), f(r.ValueLower), f(r.ValueUpper),
-		strconv.Itoa(r.Iterations), strconv.Itoa(r.MatrixPasses), strconv.Itoa(support), strconv.Itoa(r.Respawned),
+		strconv.Itoa(r.Iterations), strconv.Itoa(r.MatrixPasses), strconv.Itoa(support), strconv.Itoa(r.Respawned), strconv.Itoa(r.Split),
 		f(r.PayoffTime.Seconds()), f(r.SolveTime.Seconds()), f(r.StepTime.Seconds()), f(r.Elapsed.Seconds())})
 	if g.prog != nil {
 		g.prog.Record(&solver.Record{Iteration: r.Round, Gap: r.Gap, RelGap: r.RelGap, Evaluations: r.MatrixPasses, Elapsed: r.Elapsed})
@@ -359,9 +367,9 @@ func (g *ganRecorder) Record(r *gan.Round) error {
 
 // ganTraceHeader names the columns of gpump gan --trace: the round's game
 // (its certified gap, max|M|, the value bracket, the solver's iterations
-// and passes), the generators with weight ≥ 1e-3, the particles respawned,
-// and the wall times. The last row is the final particles' game.
-const ganTraceHeader = "round,gap,relative_gap,max_abs_payoff,value_lower,value_upper,iterations,matrix_passes,generators_in_support,respawned,payoff_seconds,solve_seconds,step_seconds,seconds\n"
+// and passes), the generators with weight ≥ 1e-3, the particles respawned
+// and the generators restarted by a split, and the wall times. The last row is the final particles' game.
+const ganTraceHeader = "round,gap,relative_gap,max_abs_payoff,value_lower,value_upper,iterations,matrix_passes,generators_in_support,respawned,split,payoff_seconds,solve_seconds,step_seconds,seconds\n"
 
 func (g *ganRecorder) writeTrace(w io.Writer) error {
 	if _, err := io.WriteString(w, ganTraceHeader); err != nil {
