@@ -43,6 +43,7 @@ type spxWork struct {
 	ipiv   []int
 	work   []float64
 	iwork  []int
+	isave  [3]int     // rcond's state between calls of Dlacn2
 	k8     [8]float64 // the row kernels' scratch: a field, so that it is not allocated per call
 }
 
@@ -316,7 +317,7 @@ func (sw *spxWork) factor(b *matB) bool {
 	if !impl.Dgetrf(S, S, sw.lu, S, sw.ipiv) {
 		return false
 	}
-	if impl.Dgecon(lapack.MaxColumnSum, S, sw.lu, S, anorm, sw.work, sw.iwork) < 1e-13 {
+	if sw.rcond(S, anorm) < 1e-13 {
 		return false
 	}
 	sw.etaR, sw.etaA = sw.etaR[:0], sw.etaA[:0]
@@ -331,6 +332,48 @@ func (sw *spxWork) factor(b *matB) bool {
 		debug.FreeOSMemory()
 	}
 	return true
+}
+
+// rcond estimates the reciprocal condition number 1/(‖K‖₁‖K⁻¹‖₁) of the
+// S×S kernel from its LU factors, with anorm = ‖K‖₁. ‖K⁻¹‖₁ is Hager's
+// estimate as refined by Higham (LAPACK's dlacn2, the estimator of
+// Dgecon): a few products with K⁻¹ and K⁻ᵀ, here by luSolve. Dgecon makes
+// them by Dlatrs, scalar triangular solves with overflow guards: 2.0 ms
+// beside Dgetrf's 8.6 ms at S = 500, 9.4 ms beside 62 ms at S = 1000,
+// where rcond takes 0.17 and 0.60 ms (BenchmarkRcond). luSolve has no
+// guards: a solve that overflows makes the estimate 0, as Dgecon
+// returns 0 where its guards would have to scale below underflow (a
+// NaN from the overflow could otherwise mislead the estimator's later
+// steps to a small, finite norm).
+func (sw *spxWork) rcond(S int, anorm float64) float64 {
+	if anorm == 0 || math.IsNaN(anorm) || math.IsInf(anorm, 1) {
+		return 0
+	}
+	var impl gonum.Implementation
+	v, x := sw.work[:S], sw.work[S:2*S]
+	est, kase := 0.0, 0
+	sw.isave = [3]int{}
+	for {
+		est, kase = impl.Dlacn2(S, v, x, sw.iwork, est, kase, &sw.isave)
+		switch kase {
+		case 1:
+			sw.luSolve(blas.NoTrans, x)
+		case 2:
+			sw.luSolve(blas.Trans, x)
+		default:
+			if est == 0 {
+				return 0
+			}
+			return 1 / est / anorm
+		}
+		var sum float64
+		for _, xi := range x {
+			sum += math.Abs(xi)
+		}
+		if math.IsInf(sum, 0) || math.IsNaN(sum) {
+			return 0
+		}
+	}
 }
 
 // solve writes B⁻¹b into out (indexed by basis positions); b is indexed by

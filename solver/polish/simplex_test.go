@@ -1,0 +1,156 @@
+package polish
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/lapack"
+	"gonum.org/v1/gonum/lapack/gonum"
+)
+
+// TestRcond compares spxWork.rcond, the condition estimate of factor, with
+// gonum's Dgecon on random kernels and on ill-conditioned ones (a near
+// duplicate row, graded rows or columns, low rank plus noise): the two
+// estimates must be within a factor 10 of each other, and factor's
+// decision (rcond < 1e-13 rejects) must be Dgecon's except where Dgecon's
+// estimate is within that factor of the threshold.
+func TestRcond(t *testing.T) {
+	const thresh = 1e-13
+	r := rand.New(rand.NewPCG(11, 12))
+	var impl gonum.Implementation
+	type kernel struct {
+		name string
+		a    []float64
+		n    int
+	}
+	var ks []kernel
+	gauss := func(n int) []float64 {
+		a := make([]float64, n*n)
+		for i := range a {
+			a[i] = r.NormFloat64()
+		}
+		return a
+	}
+	for _, n := range []int{1, 2, 3, 8, 9, 50, 201} {
+		ks = append(ks, kernel{"gaussian", gauss(n), n})
+		// The simplex's kernel [B −1; 1ᵀ 0] of a uniform B.
+		a := make([]float64, n*n)
+		for i := range n {
+			for j := range n {
+				switch {
+				case i < n-1 && j < n-1:
+					a[i*n+j] = r.Float64()
+				case i < n-1:
+					a[i*n+j] = -1
+				case j < n-1:
+					a[i*n+j] = 1
+				}
+			}
+		}
+		ks = append(ks, kernel{"equalizer", a, n})
+		if n < 3 {
+			continue
+		}
+		for _, d := range []float64{1e-4, 1e-8, 1e-10, 1e-11, 1e-12, 3e-13, 1e-13, 3e-14, 1e-14, 1e-15, 1e-16, 0} {
+			// Row n−1 a copy of row 0 up to d.
+			a := gauss(n)
+			for j := range n {
+				a[(n-1)*n+j] = a[j] + d*r.NormFloat64()
+			}
+			ks = append(ks, kernel{fmt.Sprintf("duplicate %g", d), a, n})
+		}
+		for _, g := range []float64{4, 8, 11, 12, 13, 14, 16, 20} {
+			rows, cols := gauss(n), gauss(n)
+			for i := range n {
+				s := math.Pow(10, -g*float64(i)/float64(n-1))
+				for j := range n {
+					rows[i*n+j] *= s
+					cols[j*n+i] *= s
+				}
+			}
+			ks = append(ks, kernel{fmt.Sprintf("graded rows 1e-%g", g), rows, n})
+			ks = append(ks, kernel{fmt.Sprintf("graded columns 1e-%g", g), cols, n})
+		}
+		for _, d := range []float64{1e-100, 1e-170} {
+			// A diagonal of d under ones: the inverse's entries grow as
+			// d^−k and the solves overflow, which Dgecon's Dlatrs guards
+			// against and rcond must reject.
+			a := make([]float64, n*n)
+			for i := range n {
+				a[i*n+i] = d
+				for j := i + 1; j < n; j++ {
+					a[i*n+j] = 1
+				}
+			}
+			ks = append(ks, kernel{fmt.Sprintf("overflow %g", d), a, n})
+		}
+		for _, e := range []float64{1e-6, 1e-10, 1e-12, 1e-13, 1e-14, 1e-16} {
+			// Rank n/2 plus noise e.
+			u, v := gauss(n), gauss(n)
+			a := make([]float64, n*n)
+			for i := range n {
+				for j := range n {
+					for k := range n / 2 {
+						a[i*n+j] += u[i*n+k] * v[j*n+k]
+					}
+					a[i*n+j] += e * r.NormFloat64()
+				}
+			}
+			ks = append(ks, kernel{fmt.Sprintf("low rank + %g", e), a, n})
+		}
+	}
+	var sw spxWork
+	for _, k := range ks {
+		n := k.n
+		lu := append([]float64(nil), k.a...)
+		sw.ipiv = growInt(sw.ipiv, n)
+		sw.work = grow(sw.work, 4*n)
+		sw.iwork = growInt(sw.iwork, n)
+		anorm := impl.Dlange(lapack.MaxColumnSum, n, n, lu, n, sw.work)
+		if !impl.Dgetrf(n, n, lu, n, sw.ipiv) {
+			continue // exactly singular: factor rejects it before either estimate
+		}
+		sw.lu = lu
+		got := sw.rcond(n, anorm)
+		want := impl.Dgecon(lapack.MaxColumnSum, n, lu, n, anorm, sw.work, sw.iwork)
+		if (got >= thresh) != (want >= thresh) && !(want >= thresh/10 && want <= thresh*10) {
+			t.Errorf("n=%d %s: rcond %.3g, Dgecon %.3g: decisions differ", n, k.name, got, want)
+		}
+		if want > 0 && !(got >= want/10 && got <= want*10) {
+			t.Errorf("n=%d %s: rcond %.3g, Dgecon %.3g: more than a factor 10 apart", n, k.name, got, want)
+		}
+		if testing.Verbose() {
+			fmt.Printf("n=%3d %-24s rcond %.3e  Dgecon %.3e  ratio %.4f\n", n, k.name, got, want, got/want)
+		}
+	}
+}
+
+// BenchmarkRcond times the condition estimate of factor against gonum's
+// Dgecon on the LU factors of a kernel-sized matrix.
+func BenchmarkRcond(b *testing.B) {
+	var impl gonum.Implementation
+	for _, n := range []int{500, 1000} {
+		lu, ipiv := luFactors(n, 3)
+		sw := spxWork{lu: lu, ipiv: ipiv, work: make([]float64, 4*n), iwork: make([]int, n)}
+		b.Run(fmt.Sprintf("rcond/%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				sw.rcond(n, 1)
+			}
+		})
+		b.Run(fmt.Sprintf("Dgecon/%d", n), func(b *testing.B) {
+			for b.Loop() {
+				impl.Dgecon(lapack.MaxColumnSum, n, lu, n, 1, sw.work, sw.iwork)
+			}
+		})
+		b.Run(fmt.Sprintf("Dgetrf/%d", n), func(b *testing.B) {
+			a, piv := make([]float64, n*n), make([]int, n)
+			for b.Loop() {
+				copy(a, lu)
+				impl.Dgetrf(n, n, a, n, piv)
+			}
+		})
+	}
+}
