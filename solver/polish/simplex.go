@@ -30,6 +30,7 @@ type spxWork struct {
 	lr, lc []int     // the loose rows and their slacks' positions
 	etaR   []int     // product-form updates since the factorization: pivot positions
 	etaA   []float64 // and the entering columns, n entries each
+	etaMax int       // the updates after which to refactor (etaLimit)
 	basis  []int     // variable at each basis position
 	pos    []int     // basis position of each variable, −1 if nonbasic
 	xb, xh []float64 // basic values and their perturbation
@@ -47,10 +48,36 @@ type spxWork struct {
 	k8     [8]float64 // the row kernels' scratch: a field, so that it is not allocated per call
 }
 
-// maxEta is the number of product-form updates after which the basis is
-// factored afresh: beyond it applying the etas costs more than the
-// factorization saves, and rounding errors grow.
-const maxEta = 100
+// etaLimit returns the number of product-form updates after which a basis
+// whose kernel is S×S, with N rows in all, is factored afresh.
+//
+// A refactorization costs F ≈ 0.1 ns × (2/3)S³ (Dgetrf and rcond,
+// measured at S = 400–1400), and each update applied costs about 0.11 ns
+// per entry in each of a pivot's two solves (0.22 ns per entry and pivot on
+// the eta loops of solve and solveT, N = 300–2000), so refactoring every
+// T pivots costs F/T + 0.11 ns × N·T per pivot on average, least at
+// T = √(F/(0.11 ns × N)) = √(0.6·S³/N): 383 at S = 520, N = 575 (a
+// rank-one game's subgame of 1000²), 778 at S = 1020, N = 1050. The
+// interval is at least 100, the fixed one this replaced (small kernels
+// refactor cheaply, and fewer updates keep the rounding smaller); at most
+// 1000 updates, as the rounding of the product form grows with them
+// (crossovers with up to 3000 ended at the same pivots and gaps); and at
+// most 2^20 entries of updates (8 MiB), which binds from kernels of about
+// 1200 on: the updates are resident memory beside the kernel's LU, and a
+// 4000² uniform game's crossover (S ≈ 2000, 500 updates) peaked 5.5 MiB
+// higher than with 100, for a quarter less subgame time.
+func etaLimit(S, N int) int {
+	s, n := float64(S), float64(N)
+	t := int(math.Sqrt(0.6 * s * s * s / n))
+	return max(minEta, min(t, maxEta, maxEtaEntries/N))
+}
+
+// Bounds of etaLimit.
+const (
+	minEta        = 100
+	maxEta        = 1000
+	maxEtaEntries = 1 << 20
+)
 
 // simplex runs the self-dual parametric simplex method from the crash basis
 // with y's support J and tight rows I (|I| = |J|) on the k×l game a,
@@ -221,7 +248,7 @@ func (w *subWork) simplex(b *matB, I, J []int, maxPivots int) (pivots int, ok bo
 			sw.values(b)
 			continue
 		}
-		if len(sw.etaR) >= maxEta {
+		if len(sw.etaR) >= sw.etaMax {
 			if !sw.factor(b) {
 				return pivots, false
 			}
@@ -321,10 +348,11 @@ func (sw *spxWork) factor(b *matB) bool {
 		return false
 	}
 	sw.etaR, sw.etaA = sw.etaR[:0], sw.etaA[:0]
-	if cap(sw.etaA) < maxEta*N {
+	sw.etaMax = etaLimit(S, N)
+	if cap(sw.etaA) < sw.etaMax*N {
 		// The updates until the next factorization, allocated once:
 		// appending would leave a trail of garbage arrays behind.
-		sw.etaA = make([]float64, 0, maxEta*N+maxEta*N/4)
+		sw.etaA = make([]float64, 0, sw.etaMax*N+sw.etaMax*N/4)
 	}
 	if S*S >= 1<<20 {
 		// gonum's blocked LU allocates as it runs: return its garbage

@@ -154,3 +154,23 @@ func BenchmarkRcond(b *testing.B) {
 		})
 	}
 }
+
+// TestEtaLimit: the refactorization interval grows with the kernel within
+// its bounds, and the updates never exceed maxEtaEntries beyond the
+// smallest interval.
+func TestEtaLimit(t *testing.T) {
+	for _, c := range []struct{ S, N, want int }{
+		{1, 2, minEta}, {100, 120, minEta}, {520, 575, 383}, {1020, 1050, 778}, {2000, 2080, maxEtaEntries / 2080},
+	} {
+		if got := etaLimit(c.S, c.N); got != c.want {
+			t.Errorf("etaLimit(%d, %d) = %d, want %d", c.S, c.N, got, c.want)
+		}
+	}
+	for S := 1; S <= 5000; S += 7 {
+		N := S + S/8 + 1
+		e := etaLimit(S, N)
+		if e < minEta || e > maxEta || e > minEta && e*N > maxEtaEntries {
+			t.Errorf("etaLimit(%d, %d) = %d out of bounds", S, N, e)
+		}
+	}
+}
