@@ -38,9 +38,10 @@ import (
 //     are extrapolated from its own convergence so far (the gap's decay
 //     between the middle and the end of the run since the restart, as
 //     gap ∝ T^−α), each costing a read of A at 25 GB/s; the crossover
-//     costs about 2 subgame solves of 5e-9 s × s³ each, s the geometric
+//     costs about 2 subgame solves of 2.5e-9 s × s³ each, s the geometric
 //     mean of the supports' sizes (the warm-started simplex of package
-//     polish, measured on uniform games of 300² to 2000² here). Both are
+//     polish from the handover, measured on uniform, Gaussian and
+//     rank-one games of 500² to 2000²: see autoSecondsPerCub). Both are
 //     estimates from sizes, not timings, so that the route of a solve does
 //     not depend on the machine's load.
 //   - The early look: on games of 160×160 and more, RM+ first stops a
@@ -54,8 +55,10 @@ import (
 //     (extrapolated the same way) are predicted to cost less than half the
 //     crossover: its better support guess then saves the crossover up to
 //     2× on uniform and Gaussian games of 1000². Games whose RM+ is slow or
-//     whose supports are small (police, rank-one games) hand over at once.
-//     This phase too goes on with the same run.
+//     whose supports are small (police games, rank-one games of 1000²)
+//     hand over at once; larger rank-one games, whose crossover from the
+//     handover takes thousands of pivots, go on. This phase too goes on
+//     with the same run.
 //   - After a crossover that did not reach the target (its subgame grew
 //     too large, its rounds ran out, rounding stalled it), RM+ goes on,
 //     warm-started from the best certified pair.
@@ -147,9 +150,28 @@ const autoRestartAfter = 10
 
 // Polish-cost constants of the route (see Auto).
 const (
-	autoBandwidth     = 25e9 // bytes per second of a pass over A
-	autoSecondsPerCub = 5e-9 // seconds per s³ of a subgame solve
-	autoSubgames      = 2    // subgame solves of a crossover, typically
+	autoBandwidth = 25e9 // bytes per second of a pass over A
+	// autoSecondsPerCub is the seconds per s³ of a subgame solve: a
+	// crossover's time from the handover (relative gap 1e-3) over
+	// autoSubgames·s³, s the geometric mean of the RM+ pair's supports,
+	// measured 3.4e-10–7.7e-10 on uniform games of 500²–2000²,
+	// 5.8e-10–1.2e-9 on Gaussian ones of 1000²–2000², 8.7e-10 and 2.9e-9
+	// on rank-one ones of 1000² and 2000² (whose RM+ supports hold a third
+	// more strategies than the equilibrium, dropped one pivot at a time:
+	// 3701 pivots at 2000²). It is set near the top of that range. Against
+	// the former 5e-9 the route hands over earlier (a rank-one game of
+	// 1000² to 1e-9 in 2350 passes instead of 5101, 0.82 s instead of
+	// 0.90; uniform games of 1000² and 1500² to 1e-6 by the crossover in
+	// 299 passes instead of RM+'s 3682 and 3744, 3× faster), while the
+	// rank-one game of 2000² still goes half a decade past the handover
+	// (decadePays; its crossover took 12.8 s from 1e-3 and 3.5 s from
+	// 3e-4), which it would not under 1.5e-9, and reaches 1e-4 by RM+,
+	// which it would not under 2.3e-9 (9.2 s instead of 8.0 s). A value
+	// fitted to uniform games alone (5e-10) would also polish Gaussian and
+	// uniform games of 1000²–2000² at 1e-6 (2–3× faster), but no single s³
+	// constant fits both families.
+	autoSecondsPerCub = 2.5e-9
+	autoSubgames      = 2 // subgame solves of a crossover, typically
 )
 
 // solveRoute runs Auto's route on p into dst.
@@ -517,8 +539,10 @@ const decadeMinEntries = 160 * 160
 // uniform, Gaussian and rank-one games of 1000²; from 3e-4 it kept most of
 // that (a Gaussian game 0.66 s → 0.30 s, against 0.25 s from 1e-4) for
 // about half the extra passes (a uniform game: 326 passes in all, against
-// 558). Games whose RM+ is slow (police games, rank-one ones) hand over at
-// once; those whose RM+ is fast but whose supports are large go on.
+// 558). Games whose RM+ is slow (police games, rank-one ones of 1000²) hand
+// over at once, unless their crossover is predicted to be slower still
+// (rank-one games of 1500² and 2000²); those whose RM+ is fast but whose
+// supports are large go on.
 func (ph *phases) decadePays(g *MatrixGame, dst *Result) bool {
 	end, alpha, ok := ph.decay()
 	if !ok {
