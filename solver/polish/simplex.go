@@ -62,14 +62,15 @@ type spxWork struct {
 // refactor cheaply, and fewer updates keep the rounding smaller); at most
 // 1000 updates, as the rounding of the product form grows with them
 // (crossovers with up to 3000 ended at the same pivots and gaps); and at
-// most 2^20 entries of updates (8 MiB), which binds from kernels of about
-// 1200 on: the updates are resident memory beside the kernel's LU, and a
-// 4000² uniform game's crossover (S ≈ 2000, 500 updates) peaked 5.5 MiB
-// higher than with 100, for a quarter less subgame time.
+// most an eighth of the kernel's S² entries and 2^20 (8 MiB), which bind
+// from kernels of about 700 on: the updates are resident memory beside the
+// kernel's LU and the payoff matrix, and a 4000² uniform game's crossover
+// (S ≈ 2000) with 500 updates peaked 5.5 MiB higher than with 100, taking
+// its peak past 1.5 times the matrix.
 func etaLimit(S, N int) int {
 	s, n := float64(S), float64(N)
 	t := int(math.Sqrt(0.6 * s * s * s / n))
-	return max(minEta, min(t, maxEta, maxEtaEntries/N))
+	return max(minEta, min(t, maxEta, maxEtaEntries/N, S*S/8/N))
 }
 
 // Bounds of etaLimit.
