@@ -62,22 +62,22 @@ type spxWork struct {
 // refactor cheaply, and fewer updates keep the rounding smaller); at most
 // 1000 updates, as the rounding of the product form grows with them
 // (crossovers with up to 3000 ended at the same pivots and gaps); and at
-// most an eighth of the kernel's S² entries and 2^20 (8 MiB), which bind
-// from kernels of about 700 on: the updates are resident memory beside the
-// kernel's LU and the payoff matrix, and a 4000² uniform game's crossover
-// (S ≈ 2000) with 500 updates peaked 5.5 MiB higher than with 100, taking
-// its peak past 1.5 times the matrix.
+// most 2^19 entries of updates (4 MiB), which binds from kernels of about
+// 850 on: the updates are resident memory beside the kernel's LU and the
+// payoff matrix, and a 4000² uniform game's crossover (S ≈ 2000) with 500
+// updates (8 MiB) peaked 5.5 MiB higher than with 100, past 1.5 times the
+// matrix; with 250 its peak stays below.
 func etaLimit(S, N int) int {
 	s, n := float64(S), float64(N)
 	t := int(math.Sqrt(0.6 * s * s * s / n))
-	return max(minEta, min(t, maxEta, maxEtaEntries/N, S*S/8/N))
+	return max(minEta, min(t, maxEta, maxEtaEntries/N))
 }
 
 // Bounds of etaLimit.
 const (
 	minEta        = 100
 	maxEta        = 1000
-	maxEtaEntries = 1 << 20
+	maxEtaEntries = 1 << 19
 )
 
 // simplex runs the self-dual parametric simplex method from the crash basis

@@ -160,7 +160,7 @@ func BenchmarkRcond(b *testing.B) {
 // smallest interval.
 func TestEtaLimit(t *testing.T) {
 	for _, c := range []struct{ S, N, want int }{
-		{1, 2, minEta}, {100, 120, minEta}, {520, 575, 383}, {1020, 1050, 778}, {2000, 2080, maxEtaEntries / 2080},
+		{1, 2, minEta}, {100, 120, minEta}, {520, 575, 383}, {800, 830, 608}, {1020, 1050, maxEtaEntries / 1050}, {2000, 2080, maxEtaEntries / 2080},
 	} {
 		if got := etaLimit(c.S, c.N); got != c.want {
 			t.Errorf("etaLimit(%d, %d) = %d, want %d", c.S, c.N, got, c.want)
