@@ -27,6 +27,14 @@ type cpuMatrix struct {
 
 func (a *cpuMatrix) Dims() (m, n int) { return a.m, a.n }
 
+// bytes is the size of the matrix's entries in memory.
+func (a *cpuMatrix) bytes() int {
+	if a.f32 != nil {
+		return 4 * a.m * a.n
+	}
+	return 8 * a.m * a.n
+}
+
 func (a *cpuMatrix) Precision() Precision {
 	if a.f32 != nil {
 		return Float32
@@ -34,17 +42,21 @@ func (a *cpuMatrix) Precision() Precision {
 	return Float64
 }
 
-// CPU is the host backend. Passes over the payoff matrix are split across a
-// fixed set of worker goroutines that live as long as the backend: by rows
-// when there are enough of them (each worker keeps a private partial Aᵀp,
-// summed in a fixed order afterwards, so results do not depend on
-// scheduling), by columns otherwise (a 1×n matrix still uses every worker).
-// The inner loops are AVX-512 or AVX2 kernels where the CPU has them. A pass
-// is a pure function of its inputs and the thread count.
+// CPU is the host backend. Passes over a payoff matrix too large to stay in
+// the cache are split across a fixed set of worker goroutines that live as
+// long as the backend: by rows when there are enough of them (each worker
+// keeps a private partial Aᵀp, summed in a fixed order afterwards, so
+// results do not depend on scheduling), by columns otherwise (a 1×n matrix
+// still uses every worker). The inner loops are AVX-512 or AVX2 kernels
+// where the CPU has them. A pass is a pure function of its inputs, the
+// matrix's size and the thread count.
 type CPU struct {
 	threads int
 	pool    *pool
-	job     opJob
+	// passMinBytes is the size from which a pass is split over the
+	// workers (passParallelMinBytes).
+	passMinBytes int
+	job          opJob
 	// partial[w] is worker w's private Aᵀp accumulator (worker 0 writes the
 	// result vector directly); rowDots[w] its share of A q in column mode.
 	partial [][]float64
@@ -59,9 +71,20 @@ type CPU struct {
 
 var _ Backend = (*CPU)(nil)
 
-// Matrices with fewer entries than this are processed on the calling
-// goroutine: waking the workers costs a few microseconds.
+// Work of fewer entries than this (a transpose, a sampled sum) runs on the
+// calling goroutine: waking the workers costs a few microseconds.
 const parallelMinEntries = 1 << 16
+
+// A pass over a matrix of fewer bytes than this runs on the calling
+// goroutine. Such a matrix stays in the last-level cache from pass to pass,
+// and there the second thread did not pay for waking it: on the
+// development machine (2 cores), RM+'s passes over float64 matrices of
+// 500², 1000², 1200² and 1450² (2–17 MB) took 10–25 % longer on two
+// threads than on one, as did float32 ones of up to 2000² (16 MB), while
+// from 1700² (23 MB) on, where the passes stream from memory, two threads
+// took 13–45 % less. Tests lower it (CPU.passMinBytes) to cover the
+// parallel split on small matrices.
+const passParallelMinBytes = 20 << 20
 
 // Column blocks keep the slices of q and of the Aᵀp accumulator that a sweep
 // of rows touches inside the L2 cache (2 × 16384 × 8 B = 256 KiB).
@@ -74,7 +97,7 @@ func NewCPU(threads int) *CPU {
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
-	c := &CPU{threads: threads}
+	c := &CPU{threads: threads, passMinBytes: passParallelMinBytes}
 	c.job.c = c
 	c.job.dots = make([][8]float64, threads)
 	c.partial = make([][]float64, threads)

@@ -64,6 +64,7 @@ func TestPassMatchesNaive(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, threads := range []int{1, 2, 3} {
 		cpu := NewCPU(threads)
+		cpu.passMinBytes = 0 // split these small matrices too
 		for _, sh := range shapes {
 			for _, f32 := range []bool{false, true} {
 				m, n := sh[0], sh[1]
@@ -109,6 +110,7 @@ func TestPassDeterministic(t *testing.T) {
 	var runs [2][]float64
 	for r := range runs {
 		cpu := NewCPU(2)
+		cpu.passMinBytes = 0
 		a, _ := cpu.NewMatrix(at)
 		fp, fq := make(CPUVector, 500), make(CPUVector, 600)
 		for range 3 {
@@ -126,6 +128,7 @@ func TestPassNoAllocs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	cpu := NewCPU(2)
 	defer cpu.Close()
+	cpu.passMinBytes = 0
 	for _, sh := range [][2]int{{400, 300}, {3, 50000}, {100, 40000}} {
 		at, _ := randMatrix(rng, sh[0], sh[1], false)
 		a, _ := cpu.NewMatrix(at)
@@ -138,6 +141,37 @@ func TestPassNoAllocs(t *testing.T) {
 			cpu.MulTVec(fqv, a, pv)
 		}); n != 0 {
 			t.Errorf("%v: %v allocations per pass", sh, n)
+		}
+	}
+}
+
+// A pass splits over the workers from passParallelMinBytes on, by the
+// matrix's bytes (float32 entries count half), and runs on the caller below.
+func TestPassSplitBySize(t *testing.T) {
+	cpu := NewCPU(2)
+	defer cpu.Close()
+	side := 1620 // 8·1620² bytes just exceed 20 MiB, 4·1620² do not
+	if 8*side*side < passParallelMinBytes || 4*side*side >= passParallelMinBytes {
+		t.Fatalf("side %d does not straddle the threshold", side)
+	}
+	for _, tc := range []struct {
+		m, n int
+		f32  bool
+		want int
+	}{
+		{side, side, false, 2},
+		{side, side, true, 1},
+		{1000, 1000, false, 1},
+		{1, passParallelMinBytes / 8, false, 2},
+		{1, passParallelMinBytes/8 - 1, false, 1},
+	} {
+		at, _ := randMatrix(rand.New(rand.NewPCG(1, 1)), tc.m, tc.n, tc.f32)
+		a, _ := cpu.NewMatrix(at)
+		fp, fq := make(CPUVector, tc.m), make(CPUVector, tc.n)
+		p, q := make(CPUVector, tc.m), make(CPUVector, tc.n)
+		cpu.Operator(fp, fq, a, p, q)
+		if cpu.job.nw != tc.want {
+			t.Errorf("%d×%d f32=%v: %d workers, want %d", tc.m, tc.n, tc.f32, cpu.job.nw, tc.want)
 		}
 	}
 }

@@ -41,7 +41,7 @@ func (c *CPU) pass(kind opKind, am Matrix, fp, fq, p, q []float64) {
 	j := &c.job
 	j.kind, j.a, j.fp, j.fq, j.p, j.q = kind, a, fp, fq, p, q
 	j.nw, j.cols = 1, false
-	if c.pool != nil && a.m*a.n >= parallelMinEntries {
+	if c.pool != nil && a.bytes() >= c.passMinBytes {
 		j.nw = c.threads
 		j.cols = a.m < 4*c.threads
 	}
