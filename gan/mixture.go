@@ -10,13 +10,19 @@ import (
 
 // Mixture is a trained mixed strategy of each side: K generators with
 // weights P and J discriminators with weights Q. Sampling from the model
-// draws k ~ P, then z ~ N(0, I), and returns G_k(z).
+// draws k from the generators' weights (P, or P mixed with uniform weight
+// by Explore), then z ~ N(0, I), and returns G_k(z).
 type Mixture struct {
 	Loss           Loss
 	Gen, Disc      Arch
 	Generators     [][]float64 // K flat parameter vectors of Gen
 	Discriminators [][]float64 // J flat parameter vectors of Disc
 	P, Q           []float64
+	// Explore is the share of uniform weight in the generators' mixture
+	// that Sample draws from, (1−Explore)·P + Explore/K: the mixture the
+	// discriminators were trained against when Config.Explore was set (0:
+	// P alone).
+	Explore float64
 }
 
 // newMixture draws K generators and J discriminators at random and gives
@@ -44,6 +50,16 @@ func uniform(n int) []float64 {
 	return v
 }
 
+// Weights returns the generators' weights that Sample draws from,
+// (1−Explore)·P + Explore/K, in new memory.
+func (m *Mixture) Weights() []float64 {
+	w := make([]float64, len(m.P))
+	for i, p := range m.P {
+		w[i] = (1-m.Explore)*p + m.Explore/float64(len(m.P))
+	}
+	return w
+}
+
 // Sample returns n points drawn from the generators' mixture (n×Out,
 // row-major), from rng.
 func (m *Mixture) Sample(n int, rng *rand.Rand) []float64 {
@@ -58,8 +74,9 @@ func (m *Mixture) SampleLabeled(n int, rng *rand.Rand) ([]float64, []int) {
 	out := make([]float64, n*d)
 	label := make([]int, n)
 	who := make([][]int, len(m.Generators))
+	w := m.Weights()
 	for i := range n {
-		k := draw(m.P, rng)
+		k := draw(w, rng)
 		who[k] = append(who[k], i)
 		label[i] = k
 	}
@@ -107,6 +124,7 @@ type mixtureJSON struct {
 	Q              []float64   `json:"q"`
 	Generators     [][]float64 `json:"generators"`
 	Discriminators [][]float64 `json:"discriminators"`
+	Explore        float64     `json:"explore,omitempty"`
 }
 
 type archJSON struct {
@@ -116,13 +134,15 @@ type archJSON struct {
 }
 
 // MarshalJSON writes the mixture as a JSON object: the loss, both
-// architectures, the weights p and q, and every particle's flat parameters
+// architectures, the weights p and q, the explored share (when not 0), and
+// every particle's flat parameters
 // (layer after layer, each weight matrix row-major: see Arch).
 func (m *Mixture) MarshalJSON() ([]byte, error) {
 	return json.Marshal(mixtureJSON{
 		Loss:      m.Loss.String(),
 		Generator: archJSON(m.Gen), Discriminator: archJSON(m.Disc),
 		P: m.P, Q: m.Q, Generators: m.Generators, Discriminators: m.Discriminators,
+		Explore: m.Explore,
 	})
 }
 
@@ -136,7 +156,7 @@ func (m *Mixture) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return err
 	}
-	mm := Mixture{Loss: loss, Gen: Arch(v.Generator), Disc: Arch(v.Discriminator), P: v.P, Q: v.Q, Generators: v.Generators, Discriminators: v.Discriminators}
+	mm := Mixture{Loss: loss, Gen: Arch(v.Generator), Disc: Arch(v.Discriminator), P: v.P, Q: v.Q, Generators: v.Generators, Discriminators: v.Discriminators, Explore: v.Explore}
 	if err := mm.check(); err != nil {
 		return err
 	}
@@ -203,6 +223,9 @@ func (m *Mixture) check() error {
 			return fmt.Errorf("gan: mixture: the weights of the %s sum to %v", name, sum)
 		}
 		return nil
+	}
+	if !(m.Explore >= 0 && m.Explore <= 1) {
+		return fmt.Errorf("gan: mixture: explored share %v outside [0, 1]", m.Explore)
 	}
 	if err := side("generators", m.Generators, m.P, m.Gen); err != nil {
 		return err

@@ -119,10 +119,18 @@ type Config struct {
 	// the mixture (1−Explore)·p + Explore/K, so that they keep judging
 	// every generator, also those the round's game leaves out, whose
 	// steps would otherwise follow discriminators that never saw their
-	// points (default 0: none). The game's p is sparse when the
-	// generators differ (its solutions lie on faces of few rows): with
-	// many generators (grid25's 38) exploration helps, on ring8 it costs
-	// the balance of the weights, hence the default.
+	// points (default 0.5; −1 for none). The returned mixture samples
+	// from the same explored weights (Mixture.Explore), the mixture the
+	// discriminators faced; its P stays the game's. The game's p is
+	// sparse when the generators differ (its solutions lie on faces of
+	// few rows, about J + 1 of them): on grid25 (38 generators, 5 seeds)
+	// half and half covered all 25 modes in every seed at a high-quality
+	// fraction of 0.92–0.96, against 23–25 modes at 0.82–0.91 without
+	// exploration, with the same balance (MMD² at the estimator's noise);
+	// on ring8 it moved single seeds both ways (0.929–0.981 against
+	// 0.936–0.971). Exploring only the discriminators' steps, and sampling
+	// from p alone, raised grid25's fraction as much but dropped modes
+	// (23–25) and balance (MMD² ten times higher).
 	Explore float64
 	// Uniform skips the game: the weights stay uniform (a baseline).
 	Uniform bool
@@ -224,8 +232,12 @@ func (c *Config) fill() {
 	deff(&c.RelGap, 1e-3)
 	def(&c.MaxIterations, 100000)
 	deff(&c.Average, 0.5)
+	deff(&c.Explore, 0.5)
 	def(&c.Threads, runtime.GOMAXPROCS(0))
 }
+
+// explore is the explored share, Explore with −1 read as 0.
+func (c *Config) explore() float64 { return max(c.Explore, 0) }
 
 // check reports the first invalid setting.
 func (c *Config) check() error {
@@ -262,8 +274,8 @@ func (c *Config) check() error {
 			return fmt.Errorf("gan: the %s must be a positive number or −1, got %v", v.name, v.v)
 		}
 	}
-	if !(c.Explore >= 0 && c.Explore <= 1) {
-		return fmt.Errorf("gan: the explored share must lie in [0, 1], got %v", c.Explore)
+	if !(c.Explore == -1 || c.Explore >= 0 && c.Explore <= 1) {
+		return fmt.Errorf("gan: the explored share must lie in [0, 1] or be −1, got %v", c.Explore)
 	}
 	if !(c.Sharpen == -1 || c.Sharpen > 0 && c.Sharpen <= 1) {
 		return fmt.Errorf("gan: the sharpened fraction of rounds must lie in (0, 1] or be −1, got %v", c.Sharpen)
@@ -568,6 +580,7 @@ func (t *trainer) train(ctx context.Context) (*Mixture, error) {
 			t.mix.Q[i] = t.sumQ[i] / float64(t.averaged)
 		}
 	}
+	t.mix.Explore = c.explore()
 	t.rec.Elapsed = time.Since(start)
 	if c.Recorder != nil {
 		if err := c.Recorder.Record(&t.rec); err != nil {
@@ -680,7 +693,7 @@ func (t *trainer) steps(scale float64) error {
 	c := &t.cfg
 	k, j, b := c.Generators, c.Discriminators, c.Batch
 	d := t.data.Dim
-	keep := 1 - c.Explore // the weight of p against the uniform mixture
+	keep := 1 - c.explore() // the weight of p against the uniform mixture
 	for range max(c.DiscSteps, 0) {
 		t.data.Sample(data(t.dg.vals[t.dg.inputIndex(t.dg.x)]), t.rng)
 		// Every generator's fakes of one batch of noise, by the batched

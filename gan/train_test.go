@@ -223,6 +223,69 @@ func TestSaveLoad(t *testing.T) {
 	}
 }
 
+// TestExploredMixture: with Config.Explore the returned mixture keeps the
+// game's P and samples from (1−Explore)·P + Explore/K, the mixture the
+// discriminators trained against, through Save and Load; a share outside
+// [0, 1] does not load.
+func TestExploredMixture(t *testing.T) {
+	cfg := small(3)
+	cfg.Explore = 0.5
+	m, err := Train(context.Background(), Ring8(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Explore != 0.5 {
+		t.Fatalf("Explore = %v, want 0.5", m.Explore)
+	}
+	w := m.Weights()
+	for i, p := range m.P {
+		if want := 0.5*p + 0.5/3; math.Abs(w[i]-want) > 1e-15 {
+			t.Errorf("weight %d = %v, want %v", i, w[i], want)
+		}
+	}
+	// Samples follow the explored weights, not P: with all of P on the
+	// first generator, the others are drawn a sixth of the time each.
+	pure := *m
+	pure.P = []float64{1, 0, 0}
+	w = pure.Weights()
+	const n = 30000
+	_, labels := pure.SampleLabeled(n, rand.New(rand.NewPCG(7, 7)))
+	count := make([]float64, len(w))
+	for _, k := range labels {
+		count[k]++
+	}
+	for i := range w {
+		// Five binomial standard deviations.
+		if d := math.Abs(count[i]/n - w[i]); d > 5*math.Sqrt(w[i]*(1-w[i])/n) {
+			t.Errorf("generator %d drawn %.4f of the time, weight %.4f", i, count[i]/n, w[i])
+		}
+	}
+	var buf bytes.Buffer
+	if err := m.Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	saved := buf.String()
+	l, err := Load(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(m, l) {
+		t.Error("the loaded mixture differs")
+	}
+	if _, err := Load(bytes.NewBufferString(replace(saved, `"explore":0.5`, `"explore":1.5`))); err == nil {
+		t.Error("explored share 1.5: no error")
+	}
+	none := small(3)
+	none.Explore = -1
+	plain, err := Train(context.Background(), Ring8(), none)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.Explore != 0 || !reflect.DeepEqual(plain.Weights(), plain.P) {
+		t.Errorf("without exploration: Explore %v, weights %v, P %v", plain.Explore, plain.Weights(), plain.P)
+	}
+}
+
 func replace(s, old, new string) string {
 	return string(bytes.Replace([]byte(s), []byte(old), []byte(new), 1))
 }

@@ -69,7 +69,7 @@ Examples:
 			&cli.IntFlag{Name: "respawn-after", Value: def.RespawnAfter, Usage: "respawn a particle whose weight stayed below 0.1/max(K,J) this many rounds (0: never)"},
 			&cli.IntFlag{Name: "split-every", Value: def.SplitEvery, Usage: "rounds between checks for generators that straddle two modes, each restarted with the lightest generator as two blobs, one on each (0: never)"},
 			&cli.Float64Flag{Name: "split-ratio", Value: def.SplitRatio, Usage: "separation of a generator's two clusters, in within-cluster RMS distances, above which it straddles two modes"},
-			&cli.Float64Flag{Name: "explore", Usage: "share of uniform weight in the generators' mixture the discriminators step against", DefaultText: "0, none"},
+			&cli.Float64Flag{Name: "explore", Value: def.Explore, Usage: "share of uniform weight in the generators' mixture that the discriminators step against and the samples are drawn from (0: none, the game's p alone)"},
 			&cli.BoolFlag{Name: "uniform", Usage: "keep the weights uniform instead of solving the game (a baseline)"},
 			&cli.StringFlag{Name: "algo", Value: gan.DefaultMethod, Usage: "method of each round's game: " + strings.Join(solver.MethodNames(), ", ")},
 			&cli.Float64Flag{Name: "eps", Value: def.RelGap, Usage: "target gap of each round's game, relative to max|M|"},
@@ -212,7 +212,7 @@ func ganAction(c *cli.Context) error {
 		if p := c.String("plot"); p != "" {
 			ref := make([]float64, n*data.Dim)
 			data.Sample(ref, rand.New(rand.NewPCG(cfg.Seed, 3)))
-			if err := writeFile("--plot", p, func(w io.Writer) error { return drawGAN(w, ref, pts, labels, mix.P, data.Dim) }); err != nil {
+			if err := writeFile("--plot", p, func(w io.Writer) error { return drawGAN(w, ref, pts, labels, mix.Weights(), data.Dim) }); err != nil {
 				failed = append(failed, err)
 			}
 		}
@@ -289,7 +289,9 @@ func ganConfig(c *cli.Context) (*gan.Config, *gan.Dataset, error) {
 	if cfg.Sharpen = c.Float64("sharpen"); cfg.Sharpen == 0 {
 		cfg.Sharpen = -1
 	}
-	cfg.Explore = c.Float64("explore")
+	if cfg.Explore = c.Float64("explore"); cfg.Explore == 0 {
+		cfg.Explore = -1
+	}
 	if cfg.DiscInit = c.Float64("disc-init"); cfg.DiscInit == 0 {
 		cfg.DiscInit = -1
 	}
