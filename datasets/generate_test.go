@@ -204,7 +204,7 @@ func TestStreams(t *testing.T) {
 		ru := rand.New(rand.NewPCG(seed, uint64(i)))
 		rg := rand.New(rand.NewPCG(seed, uint64(i)))
 		for j := 0; j < n; j++ {
-			if want := -2 + 5*ru.Float64(); ud[i*n+j] != want {
+			if want := -2 + float64(5*ru.Float64()); ud[i*n+j] != want { // no fused multiply-add
 				t.Fatalf("Uniform (%d, %d) = %v, want %v", i, j, ud[i*n+j], want)
 			}
 			if want := rg.NormFloat64(); gd[i*n+j] != want {
@@ -575,7 +575,7 @@ func TestRankOne(t *testing.T) {
 				r := rand.New(rand.NewPCG(seed, uint64(i)))
 				r.Float64() // u[i]
 				for j := range n {
-					want := u[i] * v[j]
+					want := float64(u[i] * v[j])
 					if sigma > 0 {
 						want += float64(sigma * r.NormFloat64()) // no fused multiply-add
 					}

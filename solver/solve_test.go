@@ -664,11 +664,20 @@ func naiveBracketScaled(a *tensor.Dense, res *solver.Result) (lo, hi float64) {
 // running certificate and the final fresh one can disagree by rounding;
 // Converged must still mean that the reported gap meets the target. The
 // games are perturbed weighted identities, whose interior equilibria OMWU
-// approaches to full precision; for these two seeds the running
-// certificate met 1e-15 while the fresh one was 1.01e-15.
+// approaches to full precision. Which of them make the two certificates
+// disagree depends on the rounding of the kernel set in use (AVX-512, AVX2,
+// generic, arm64), so the test searches the seeds for such games instead of
+// naming them: every game checks the first property, and the games that
+// disagree also check that the limits hold past a rejected fresh
+// certificate. The test fails when too few of the seeds disagree to check
+// that.
 func TestConvergedMeansCertified(t *testing.T) {
+	const target, want, maxSeeds = 1e-15, 2, 400
 	w := []float64{1, 2, 4, 0.5, 3, 1.5, 8}
-	for _, seed := range []uint64{16, 20} {
+	cpu := tensorops.NewCPU(1)
+	defer cpu.Close()
+	found := 0
+	for seed := uint64(1); seed <= maxSeeds && found < want; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 3))
 		a := dense(7, 7, func(i, j int) float64 {
 			if i == j {
@@ -677,26 +686,27 @@ func TestConvergedMeansCertified(t *testing.T) {
 			return 1e-3 * rng.NormFloat64()
 		})
 		g, _ := solver.NewMatrixGame(a)
-		cpu := tensorops.NewCPU(1)
 		if err := g.Place(cpu); err != nil {
 			t.Fatal(err)
 		}
 		var first firstMet
-		res, err := solver.Solve(context.Background(), g, &solver.Settings{RelGap: 1e-15, MaxIterations: 60000, Recorder: &first}, &solver.OMWU{})
+		res, err := solver.Solve(context.Background(), g, &solver.Settings{RelGap: target, MaxIterations: 60000, Recorder: &first}, &solver.OMWU{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Status == solver.Converged && res.RelGap > 1e-15 {
+		if res.Status == solver.Converged && res.RelGap > target {
 			t.Errorf("seed %d: converged with relative gap %g", seed, res.RelGap)
 		}
+		if first.rec.Iteration == 0 || first.rec.Iteration == res.Iterations {
+			g.Close()
+			continue // the certificates agreed: nothing more to check here
+		}
+		found++
 		// Iterating on past a rejected fresh certificate respects the
 		// limits: with them set at the iteration where the running
 		// certificate first met the target, the run ends there.
-		if first.rec.Iteration == 0 || first.rec.Iteration == res.Iterations {
-			t.Fatalf("seed %d: the fresh certificate no longer disagrees (met at %d, ended at %d): pick another game", seed, first.rec.Iteration, res.Iterations)
-		}
 		for _, lim := range []solver.Settings{{MaxIterations: first.rec.Iteration}, {MaxEvaluations: first.rec.Evaluations}} {
-			lim.RelGap = 1e-15
+			lim.RelGap = target
 			res, err := solver.Solve(context.Background(), g, &lim, &solver.OMWU{})
 			if err != nil {
 				t.Fatal(err)
@@ -707,7 +717,9 @@ func TestConvergedMeansCertified(t *testing.T) {
 			}
 		}
 		g.Close()
-		cpu.Close()
+	}
+	if found == 0 {
+		t.Fatalf("none of %d games made the running and fresh certificates disagree: widen the search", maxSeeds)
 	}
 }
 

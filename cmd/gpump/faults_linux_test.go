@@ -13,7 +13,6 @@ import (
 	"encoding/json"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -24,6 +23,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/gpump/gpump/internal/atomicfile"
+	"github.com/gpump/gpump/internal/testexec"
 )
 
 // fullDiskEnv makes the test binary run the command of its arguments, its
@@ -64,7 +64,7 @@ func TestFullDisk(t *testing.T) {
 		{[]string{"solve", "--gen", "uniform:m=3000,n=20", "--algo", "rm+", "--eps", "1e-2", "-o", r, "--strategies", s, "-q"}, map[string]string{r: "previous\n", s: "previous\n"}},
 		{[]string{"batch", "--manifest", manifest, "-o", res, "--resume", "-q"}, nil},
 	} {
-		cmd := exec.Command(os.Args[0], c.args...)
+		cmd := testexec.Self(c.args...)
 		cmd.Env = append(os.Environ(), fullDiskEnv+"=16384")
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr

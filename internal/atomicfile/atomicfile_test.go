@@ -4,7 +4,6 @@ package atomicfile
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -12,6 +11,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/gpump/gpump/internal/testexec"
 )
 
 // TestFile: the path keeps its old content until Commit, which installs the
@@ -126,7 +127,7 @@ func TestIsTemp(t *testing.T) {
 // deadPID returns the id of a process that has exited.
 func deadPID(t *testing.T) int {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd := testexec.Self("-test.run=^$")
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +183,7 @@ func TestKilledWriter(t *testing.T) {
 		os.Exit(0)
 	}
 	dir := t.TempDir()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestKilledWriter$")
+	cmd := testexec.Self("-test.run=^TestKilledWriter$")
 	cmd.Env = append(os.Environ(), "ATOMICFILE_CHILD="+dir)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
