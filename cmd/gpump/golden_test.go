@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files of testdata/golden")
