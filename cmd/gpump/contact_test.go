@@ -117,3 +117,57 @@ func TestGenStdout(t *testing.T) {
 		t.Errorf("no format: exit %d, %q", code, stderr)
 	}
 }
+
+// TestHelpVersionTypos: help, version and a mistyped command as git and gh
+// users expect them.
+func TestHelpVersionTypos(t *testing.T) {
+	code, list, stderr := gpump(t, "help")
+	if code != exitOK || stderr != "" || !strings.Contains(list, "COMMANDS:") || !strings.Contains(list, "solve") || !strings.Contains(list, "batch") {
+		t.Errorf("help: exit %d, %q:\n%s", code, stderr, list)
+	}
+	_, want, _ := gpump(t, "solve", "--help")
+	for _, args := range [][]string{{"help", "solve"}, {"h", "solve"}} {
+		if code, out, stderr := gpump(t, args...); code != exitOK || stderr != "" || out != want {
+			t.Errorf("%q: exit %d, %q, and not what solve --help prints:\n%s", args, code, stderr, out)
+		}
+	}
+	for _, flag := range []string{"--version", "-v"} {
+		code, out, stderr := gpump(t, flag)
+		if code != exitOK || stderr != "" || out != versionText() {
+			t.Errorf("%s: exit %d, %q:\n%s", flag, code, stderr, out)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"slove"}, `gpump: unknown command "slove"; did you mean "solve"?`},
+		{[]string{"slove", "--gen", "cyclic"}, `gpump: unknown command "slove"; did you mean "solve"?`},
+		{[]string{"help", "slove"}, `gpump: unknown command "slove"; did you mean "solve"?`},
+		{[]string{"bacth"}, `gpump: unknown command "bacth"; did you mean "batch"?`},
+		{[]string{"gun"}, `gpump: unknown command "gun"; did you mean "gan" or "gen"?`},
+		{[]string{"frobnicate"}, `gpump: unknown command "frobnicate" (see gpump help)`},
+		{[]string{"g.npy"}, `gpump: unknown command "g.npy"; to solve the game in a file: gpump solve g.npy`},
+		{[]string{"--verison"}, `gpump: unknown flag --verison (see gpump help)`},
+	} {
+		code, out, stderr := gpump(t, c.args...)
+		if code != exitError || out != "" || stderr != c.want+"\n" {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q, want %q", c.args, code, out, stderr, c.want)
+		}
+	}
+}
+
+// TestEditDistance: the distance that picks the suggested command.
+func TestEditDistance(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		d    int
+	}{
+		{"", "", 0}, {"solve", "solve", 0}, {"slove", "solve", 1}, {"solv", "solve", 1}, {"sollve", "solve", 1},
+		{"salve", "solve", 1}, {"", "gen", 3}, {"gan", "gen", 1}, {"ca", "abc", 3}, {"bench", "batch", 2},
+	} {
+		if d := editDistance(c.a, c.b); d != c.d || editDistance(c.b, c.a) != c.d {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", c.a, c.b, d, c.d)
+		}
+	}
+}
