@@ -36,6 +36,7 @@ func batchCommand() *cli.Command {
 		&cli.BoolFlag{Name: "resume", Usage: "append to --output, skipping the instances it already holds a result for"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no log lines and no summary table on stderr"},
 		&cli.StringFlag{Name: "log-format", Value: "text", Usage: "log lines on stderr: text or json"},
+		verboseFlag(),
 		&cli.IntFlag{Name: "batch-size", Value: defaultBatchSize, Usage: "at most this many small same-shape .npy files solved together as one batch (1: each on its own)"},
 		&cli.StringFlag{Name: "strategies", Usage: "write every instance's strategies to this .npz archive, written whole when the batch ends (see above)"},
 	}
@@ -199,12 +200,23 @@ func batchAction(c *cli.Context) error {
 		return err
 	}
 	for _, note := range l.notes {
-		log.Info(note)
+		log.Log(c.Context, levelNote, note)
 	}
 
 	var done map[string]int
 	out := c.App.Writer
 	human := path == "" && c.String("output") != "-" && !c.Bool("json") && isTerminal(out)
+	// On a terminal each instance is one readable line, not a log line as
+	// well: on standard output when it is the terminal (human), else on
+	// stderr; the instances' log lines (solved, failed, progress) go only
+	// to a log, or with --verbose.
+	instLog, readable := log, io.Writer(nil)
+	if quietTerminal(c, c.App.ErrWriter) {
+		instLog = slog.New(slog.DiscardHandler)
+		if !human {
+			readable = c.App.ErrWriter
+		}
+	}
 	if path != "" {
 		flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
 		if c.Bool("resume") {
@@ -244,6 +256,9 @@ func batchAction(c *cli.Context) error {
 		mu.Lock()
 		defer mu.Unlock()
 		counts[l.Status]++
+		if readable != nil {
+			io.WriteString(readable, summaryLine(l))
+		}
 		// One Write per line: a crash leaves at most the last line cut,
 		// which --resume ignores.
 		if _, err := out.Write(b); err != nil && outErr == nil {
@@ -269,7 +284,7 @@ func batchAction(c *cli.Context) error {
 		own := max(1, threads/workers+btoi(w < threads%workers))
 		wg.Go(func() {
 			for in := range work {
-				run := &instanceRun{threads: own, log: log, emit: emit, done: done, doneMu: &doneMu, skipped: &skipped, strat: strat}
+				run := &instanceRun{threads: own, log: instLog, emit: emit, done: done, doneMu: &doneMu, skipped: &skipped, strat: strat}
 				run.solve(c.Context, c, in)
 				// The next matrix may be as large as this one: give the
 				// memory back before reading it, or two would be held.

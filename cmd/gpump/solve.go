@@ -58,6 +58,7 @@ func outputFlags() []cli.Flag {
 		&cli.StringFlag{Name: "plot", Usage: "plot the gap against operator evaluations (log-log) to this .png or .svg file"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar and no log lines on stderr (errors are still printed)"},
 		&cli.StringFlag{Name: "log-format", Value: "text", Usage: "log lines on stderr: text or json"},
+		verboseFlag(),
 	}
 }
 
