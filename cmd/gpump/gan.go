@@ -8,9 +8,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"image"
-	"image/color"
-	"image/png"
 	"io"
 	"log/slog"
 	"math"
@@ -232,7 +229,9 @@ func ganAction(c *cli.Context) error {
 		if p := c.String("plot"); p != "" {
 			ref := make([]float64, n*data.Dim)
 			data.Sample(ref, rand.New(rand.NewPCG(cfg.Seed, 3)))
-			if err := writeFile("--plot", p, func(w io.Writer) error { return drawGAN(w, ref, pts, labels, mix.Weights(), data.Dim) }); err != nil {
+			fig := &ganFigure{data: ref, samples: pts, labels: labels, dim: data.Dim, name: data.Name, rounds: res.Rounds,
+				p: mix.P, sampled: mix.Weights(), explore: mix.Explore}
+			if err := writeFile("--plot", p, fig.draw); err != nil {
 				failed = append(failed, err)
 			} else {
 				written = append(written, "plot in "+p)
@@ -450,82 +449,4 @@ func (g *ganRecorder) writeTrace(w io.Writer) error {
 		}
 	}
 	return nil
-}
-
-// drawGAN draws a PNG: the data (left) and the samples (right), coloured
-// by generator, in the first two coordinates on the same axes, and under
-// the samples a strip of bars, one per generator in its colour, as high as
-// its weight.
-func drawGAN(w io.Writer, data, samples []float64, labels []int, p []float64, dim int) error {
-	const side, pad, strip = 480, 10, 60
-	img := image.NewRGBA(image.Rect(0, 0, 2*side+3*pad, side+2*pad+strip))
-	fill(img, img.Bounds(), color.RGBA{255, 255, 255, 255})
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, set := range [][]float64{data, samples} {
-		for i := 0; i+1 < len(set) && dim >= 2; i += dim {
-			lo, hi = min(lo, set[i], set[i+1]), max(hi, set[i], set[i+1])
-		}
-	}
-	if dim < 2 || !(hi > lo) {
-		lo, hi = -1, 1
-	}
-	span := hi - lo
-	lo, hi = lo-0.05*span, hi+0.05*span
-	pal := func(k int) color.RGBA {
-		h := float64(k) * 0.618034
-		h -= math.Floor(h)
-		r, g, b := hsv(h)
-		return color.RGBA{r, g, b, 255}
-	}
-	put := func(x0 int, x, y float64, c color.RGBA) {
-		px := x0 + int((x-lo)/(hi-lo)*(side-1))
-		py := pad + side - 1 - int((y-lo)/(hi-lo)*(side-1))
-		fill(img, image.Rect(px-1, py-1, px+1, py+1), c)
-	}
-	fill(img, image.Rect(pad, pad, pad+side, pad+side), color.RGBA{245, 245, 245, 255})
-	fill(img, image.Rect(2*pad+side, pad, 2*pad+2*side, pad+side), color.RGBA{245, 245, 245, 255})
-	if dim >= 2 {
-		for i := 0; i+1 < len(data); i += dim {
-			put(pad, data[i], data[i+1], color.RGBA{40, 40, 40, 255})
-		}
-		for i := 0; i+1 < len(samples); i += dim {
-			put(2*pad+side, samples[i], samples[i+1], pal(labels[i/dim]))
-		}
-	}
-	bw := side / max(len(p), 1)
-	for k, pk := range p {
-		x0 := 2*pad + side + k*bw
-		h := int(math.Round(pk * strip))
-		fill(img, image.Rect(x0+1, pad+side+pad+strip-h, x0+bw-1, pad+side+pad+strip), pal(k))
-	}
-	return png.Encode(w, img)
-}
-
-func fill(img *image.RGBA, r image.Rectangle, c color.RGBA) {
-	r = r.Intersect(img.Bounds())
-	for y := r.Min.Y; y < r.Max.Y; y++ {
-		for x := r.Min.X; x < r.Max.X; x++ {
-			img.SetRGBA(x, y, c)
-		}
-	}
-}
-
-// hsv returns a saturated colour of hue h in [0, 1).
-func hsv(h float64) (r, g, b uint8) {
-	i := int(h * 6)
-	f := h*6 - float64(i)
-	v := func(x float64) uint8 { return uint8(40 + 180*x) }
-	switch i % 6 {
-	case 0:
-		return v(1), v(f), v(0)
-	case 1:
-		return v(1 - f), v(1), v(0)
-	case 2:
-		return v(0), v(1), v(f)
-	case 3:
-		return v(0), v(1 - f), v(1)
-	case 4:
-		return v(f), v(0), v(1)
-	}
-	return v(1), v(0), v(1 - f)
 }
