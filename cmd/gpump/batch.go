@@ -92,11 +92,15 @@ single game), named in each line ("row_member", "column_member" and
 NaN. It is refused with --resume (the archive is written whole at the end).
 
 Output: one JSON line per instance, in the order they finish, to --output
-or stdout (on a terminal, one readable line each unless --json): the fields
+or stdout (on a terminal, one readable line each, with the value, the
+middle of the certified bracket, and the bracket, unless --json): the fields
 of gpump solve without the strategies, plus "instance" (the argument or the
 manifest line) and "index" (its position), or "status": "error" and "error"
 for an instance that failed. One failing instance never stops the others.
-A summary table goes to stderr at the end. --output may not be an input.
+When stderr is a terminal each instance is shown once, by that readable
+line (on stderr when stdout is not the terminal), not by log lines as
+well, unless --verbose. A summary table goes to stderr at the end.
+--output may not be an input.
 With --resume the output file is appended to, and instances it already
 holds a result for (any status but error and canceled) are skipped; a file
 that is not this program's results is refused.
