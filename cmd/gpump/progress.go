@@ -210,7 +210,7 @@ func (p *progress) line(r *solver.Record) string {
 
 // reserve returns the least widths of the parts of a new layout, those
 // of r: room for the counts up to their limits (or to a million), gaps
-// such as 1.23e-05, the longest time left of a day and five digits of
+// such as 1.23e-05, the longest time left of an hour and five digits of
 // rate, so that the bar rarely needs to shrink as they grow.
 func (p *progress) reserve(parts []string, r *solver.Record) []int {
 	pads := make([]int, len(parts))
@@ -233,7 +233,7 @@ func (p *progress) reserve(parts []string, r *solver.Record) []int {
 	if p.unit == "round" {
 		pads[0] += 1 + digits(its)
 	}
-	pads[3] = len("~23h59m59s left")
+	pads[3] = len("~59m59s left")
 	pads[4] = len("12345 ") + len(p.rateUnit())
 	pads[5] = len("evals ") + digits(evals)
 	return pads
