@@ -36,6 +36,7 @@ func batchCommand() *cli.Command {
 		&cli.BoolFlag{Name: "resume", Usage: "append to --output, skipping the instances it already holds a result for"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no log lines and no summary table on stderr"},
 		&cli.StringFlag{Name: "log-format", Value: "text", Usage: "log lines on stderr: text or json"},
+		verboseFlag(),
 		&cli.IntFlag{Name: "batch-size", Value: defaultBatchSize, Usage: "at most this many small same-shape .npy files solved together as one batch (1: each on its own)"},
 		&cli.StringFlag{Name: "strategies", Usage: "write every instance's strategies to this .npz archive, written whole when the batch ends (see above)"},
 	}
@@ -91,11 +92,15 @@ single game), named in each line ("row_member", "column_member" and
 NaN. It is refused with --resume (the archive is written whole at the end).
 
 Output: one JSON line per instance, in the order they finish, to --output
-or stdout (on a terminal, one readable line each unless --json): the fields
+or stdout (on a terminal, one readable line each, with the value, the
+middle of the certified bracket, and the bracket, unless --json): the fields
 of gpump solve without the strategies, plus "instance" (the argument or the
 manifest line) and "index" (its position), or "status": "error" and "error"
 for an instance that failed. One failing instance never stops the others.
-A summary table goes to stderr at the end. --output may not be an input.
+When stderr is a terminal each instance is shown once, by that readable
+line (on stderr when stdout is not the terminal), not by log lines as
+well, unless --verbose. A summary table goes to stderr at the end.
+--output may not be an input.
 With --resume the output file is appended to, and instances it already
 holds a result for (any status but error and canceled) are skipped; a file
 that is not this program's results is refused.
@@ -199,12 +204,23 @@ func batchAction(c *cli.Context) error {
 		return err
 	}
 	for _, note := range l.notes {
-		log.Info(note)
+		log.Log(c.Context, levelNote, note)
 	}
 
 	var done map[string]int
 	out := c.App.Writer
 	human := path == "" && c.String("output") != "-" && !c.Bool("json") && isTerminal(out)
+	// On a terminal each instance is one readable line, not a log line as
+	// well: on standard output when it is the terminal (human), else on
+	// stderr; the instances' log lines (solved, failed, progress) go only
+	// to a log, or with --verbose.
+	instLog, readable := log, io.Writer(nil)
+	if quietTerminal(c, c.App.ErrWriter) {
+		instLog = slog.New(slog.DiscardHandler)
+		if !human {
+			readable = c.App.ErrWriter
+		}
+	}
 	if path != "" {
 		flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
 		if c.Bool("resume") {
@@ -244,6 +260,9 @@ func batchAction(c *cli.Context) error {
 		mu.Lock()
 		defer mu.Unlock()
 		counts[l.Status]++
+		if readable != nil {
+			io.WriteString(readable, summaryLine(l))
+		}
 		// One Write per line: a crash leaves at most the last line cut,
 		// which --resume ignores.
 		if _, err := out.Write(b); err != nil && outErr == nil {
@@ -269,7 +288,7 @@ func batchAction(c *cli.Context) error {
 		own := max(1, threads/workers+btoi(w < threads%workers))
 		wg.Go(func() {
 			for in := range work {
-				run := &instanceRun{threads: own, log: log, emit: emit, done: done, doneMu: &doneMu, skipped: &skipped, strat: strat}
+				run := &instanceRun{threads: own, log: instLog, emit: emit, done: done, doneMu: &doneMu, skipped: &skipped, strat: strat}
 				run.solve(c.Context, c, in)
 				// The next matrix may be as large as this one: give the
 				// memory back before reading it, or two would be held.

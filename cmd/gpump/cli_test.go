@@ -391,10 +391,17 @@ func TestVersion(t *testing.T) {
 	}
 }
 
-// TestHelp: every subcommand has help text with an example.
+// TestHelp: every subcommand has help text with an example (help --help,
+// like help alone, lists the commands, help among them).
 func TestHelp(t *testing.T) {
 	for _, cmd := range newApp(nil, nil).Commands {
 		code, stdout, stderr := gpump(t, cmd.Name, "--help")
+		if cmd.Name == "help" {
+			if _, list, _ := gpump(t, "help"); code != exitOK || stdout != list || !strings.Contains(list, "help, h") {
+				t.Errorf("help --help: exit %d, stderr %q, output:\n%s", code, stderr, stdout)
+			}
+			continue
+		}
 		if code != exitOK || !strings.Contains(stdout, "Example") || !strings.Contains(stdout, "gpump "+cmd.Name) {
 			t.Errorf("%s --help: exit %d, stderr %q, output:\n%s", cmd.Name, code, stderr, stdout)
 		}

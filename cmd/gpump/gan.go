@@ -8,9 +8,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"image"
-	"image/color"
-	"image/png"
 	"io"
 	"log/slog"
 	"math"
@@ -18,6 +15,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -41,7 +39,10 @@ warm-started from the last round, to a gap of --eps·max|M|, and moves every
 particle by gradient steps against the other side's mixture. The result
 (--output, or standard output) is JSON: the weights, the certified gap of
 every round's game, the metrics of --num-samples points drawn from the
-trained mixture, and the mixture itself (its networks' parameters).
+trained mixture, and the mixture itself (its networks' parameters). On a
+terminal, standard output shows a summary instead (the modes covered, the
+share of good samples, MMD², the last round's certified gap, the time), also
+with --output; --json or -o - writes the JSON there.
 
 Ctrl-C stops the training and writes everything for the mixture trained so
 far (exit status 3).
@@ -75,12 +76,14 @@ Examples:
 			&cli.Float64Flag{Name: "eps", Value: def.RelGap, Usage: "target gap of each round's game, relative to max|M|"},
 			&cli.StringFlag{Name: "device", Value: "cpu", Usage: "where each round's game lives: cpu, or cuda in a binary built with -tags cuda (the networks run on the CPU)"},
 			&cli.IntFlag{Name: "threads", Usage: "CPU threads of the game's backend", DefaultText: "all cores"},
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the JSON result to this file, atomically", DefaultText: "standard output"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the JSON result to this file, atomically (- for standard output)", DefaultText: "a summary on a terminal, else JSON, on standard output"},
+			&cli.BoolFlag{Name: "json", Usage: "write the JSON result to standard output even when it is a terminal"},
 			&cli.StringFlag{Name: "samples", Usage: "write the drawn points to this .npy file (N×d float64)"},
 			&cli.IntFlag{Name: "num-samples", Value: 10000, Usage: "points drawn from the trained mixture for --samples and the metrics"},
 			&cli.StringFlag{Name: "trace", Usage: "write a CSV row per round to this file"},
 			&cli.StringFlag{Name: "plot", Usage: "draw the data and the samples side by side, with the weights, to this .png file"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar and no log lines on stderr"},
+			verboseFlag(),
 		},
 		Action: ganAction,
 	}
@@ -129,7 +132,17 @@ func ganAction(c *cli.Context) error {
 		files.add("--data", data.Name, true)
 	}
 	out := c.String("output")
+	// JSON for programs, a summary for people: a terminal shows the
+	// summary (the JSON holds every network's parameters), with -o FILE
+	// too, unless --json or -o - asks for the JSON there.
+	summary := isTerminal(c.App.Writer) && !c.Bool("json") && out != "-"
+	if out == "-" {
+		out = ""
+	}
 	files.add("--output", out, false)
+	if out == "" && !summary {
+		files.addWriter("standard output", c.App.Writer)
+	}
 	for _, f := range []struct{ flag, ext string }{{"samples", ".npy"}, {"plot", ".png"}, {"trace", ""}} {
 		p := c.String(f.flag)
 		if p != "" && f.ext != "" && !strings.EqualFold(filepath.Ext(p), f.ext) {
@@ -196,33 +209,49 @@ func ganAction(c *cli.Context) error {
 	}
 	_, err = interruptible(nextInterrupt(c.Context), "writing the results", func() (any, error) {
 		var failed []error
+		var written []string // "what in file", for the summary
 		if p := c.String("samples"); p != "" {
 			t := tensor.New(tensor.WithShape(n, data.Dim), tensor.WithBacking(pts))
 			if err := writeFile("--samples", p, func(w io.Writer) error { return datasets.EncodeNPY(w, t) }); err != nil {
 				failed = append(failed, err)
 			} else {
 				res.Samples = p
+				written = append(written, "samples in "+p)
 			}
 		}
 		if p := c.String("trace"); p != "" {
 			if err := writeFile("--trace", p, rec.writeTrace); err != nil {
 				failed = append(failed, err)
+			} else {
+				written = append(written, "trace in "+p)
 			}
 		}
 		if p := c.String("plot"); p != "" {
 			ref := make([]float64, n*data.Dim)
 			data.Sample(ref, rand.New(rand.NewPCG(cfg.Seed, 3)))
-			if err := writeFile("--plot", p, func(w io.Writer) error { return drawGAN(w, ref, pts, labels, mix.Weights(), data.Dim) }); err != nil {
+			fig := &ganFigure{data: ref, samples: pts, labels: labels, dim: data.Dim, name: data.Name, rounds: res.Rounds,
+				p: mix.P, sampled: mix.Weights(), explore: mix.Explore}
+			if err := writeFile("--plot", p, fig.draw); err != nil {
 				failed = append(failed, err)
+			} else {
+				written = append(written, "plot in "+p)
 			}
 		}
 		write := func(w io.Writer) error { return writeJSON(w, res) }
-		if out == "" {
+		switch {
+		case out != "":
+			if err := writeFile("--output", out, write); err != nil {
+				return nil, joinErrors(append([]error{err}, failed...)...)
+			}
+		case !summary:
 			if err := write(c.App.Writer); err != nil {
 				return nil, fmt.Errorf("writing the result: %w", err)
 			}
-		} else if err := writeFile("--output", out, write); err != nil {
-			return nil, joinErrors(append([]error{err}, failed...)...)
+		}
+		if summary {
+			if err := writeGANSummary(c.App.Writer, &res, out, written); err != nil {
+				return nil, joinErrors(append([]error{fmt.Errorf("writing the summary: %w", err)}, failed...)...)
+			}
 		}
 		return nil, joinErrors(failed...)
 	})
@@ -233,6 +262,42 @@ func ganAction(c *cli.Context) error {
 		return exitStatus(exitCanceled)
 	}
 	return nil
+}
+
+// writeGANSummary writes what people read of a gan result on a terminal:
+// the rounds and the time, the metrics, the last round's certified gap and
+// the largest weights, and where the files went (file: the JSON result, ""
+// when it was not written); never the networks' parameters.
+func writeGANSummary(w io.Writer, r *ganOutput, file string, written []string) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	status := "trained"
+	if r.Status == "interrupted" {
+		status = "interrupted"
+	}
+	fmt.Fprintf(tw, "%s\t%d rounds on %s in %s: %d generators, %d discriminators, %s loss, %s\n",
+		status, r.Rounds, r.Data, seconds(r.Seconds), r.Generators, r.Discriminators, r.Loss, r.Algorithm)
+	if r.ModesCovered != nil {
+		fmt.Fprintf(tw, "modes\t%d of %d covered; high quality %.3f (share of the %d samples within 3σ of a mode)\n",
+			*r.ModesCovered, *r.ModesTotal, *r.HighQualityFraction, r.NumSamples)
+	}
+	fmt.Fprintf(tw, "MMD²\t%.3g (Gaussian kernel of bandwidth %.3g, %d points a side)", r.MMD2, r.MMD2Bandwidth, r.MetricPoints)
+	if r.EnergyDistance != nil {
+		fmt.Fprintf(tw, "; energy distance %.3g", *r.EnergyDistance)
+	}
+	fmt.Fprintln(tw)
+	if n := len(r.Gaps); n > 0 {
+		fmt.Fprintf(tw, "last game\tcertified gap %.3g, relative %.3g (target %.3g)\n", r.Gaps[n-1], r.RelativeGaps[n-1], r.TargetRelativeGap)
+	}
+	strategyLine(tw, "generators", "generators", "p", r.P, r.Generators, "")
+	if len(written) > 0 {
+		fmt.Fprintf(tw, "files\t%s\n", strings.Join(written, ", "))
+	}
+	if file != "" {
+		fmt.Fprintf(tw, "result\tin %s (with the networks' parameters)\n", file)
+	} else {
+		fmt.Fprintf(tw, "result\tthe whole result as JSON, with the networks' parameters: --json, or -o FILE\n")
+	}
+	return tw.Flush()
 }
 
 // ganConfig checks the flags and reads the data set.
@@ -339,6 +404,7 @@ func (g *ganRecorder) Init(info *gan.Info) error {
 	g.method, g.rounds = info.Method, info.Config.Rounds
 	g.progInfo = solver.Settings{MaxIterations: g.rounds}
 	if g.prog != nil {
+		g.prog.unit = "round" // and rounds/s
 		g.prog.Init(&solver.Info{Settings: &g.progInfo})
 	}
 	g.nextLog = logEvery
@@ -383,82 +449,4 @@ func (g *ganRecorder) writeTrace(w io.Writer) error {
 		}
 	}
 	return nil
-}
-
-// drawGAN draws a PNG: the data (left) and the samples (right), coloured
-// by generator, in the first two coordinates on the same axes, and under
-// the samples a strip of bars, one per generator in its colour, as high as
-// its weight.
-func drawGAN(w io.Writer, data, samples []float64, labels []int, p []float64, dim int) error {
-	const side, pad, strip = 480, 10, 60
-	img := image.NewRGBA(image.Rect(0, 0, 2*side+3*pad, side+2*pad+strip))
-	fill(img, img.Bounds(), color.RGBA{255, 255, 255, 255})
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, set := range [][]float64{data, samples} {
-		for i := 0; i+1 < len(set) && dim >= 2; i += dim {
-			lo, hi = min(lo, set[i], set[i+1]), max(hi, set[i], set[i+1])
-		}
-	}
-	if dim < 2 || !(hi > lo) {
-		lo, hi = -1, 1
-	}
-	span := hi - lo
-	lo, hi = lo-0.05*span, hi+0.05*span
-	pal := func(k int) color.RGBA {
-		h := float64(k) * 0.618034
-		h -= math.Floor(h)
-		r, g, b := hsv(h)
-		return color.RGBA{r, g, b, 255}
-	}
-	put := func(x0 int, x, y float64, c color.RGBA) {
-		px := x0 + int((x-lo)/(hi-lo)*(side-1))
-		py := pad + side - 1 - int((y-lo)/(hi-lo)*(side-1))
-		fill(img, image.Rect(px-1, py-1, px+1, py+1), c)
-	}
-	fill(img, image.Rect(pad, pad, pad+side, pad+side), color.RGBA{245, 245, 245, 255})
-	fill(img, image.Rect(2*pad+side, pad, 2*pad+2*side, pad+side), color.RGBA{245, 245, 245, 255})
-	if dim >= 2 {
-		for i := 0; i+1 < len(data); i += dim {
-			put(pad, data[i], data[i+1], color.RGBA{40, 40, 40, 255})
-		}
-		for i := 0; i+1 < len(samples); i += dim {
-			put(2*pad+side, samples[i], samples[i+1], pal(labels[i/dim]))
-		}
-	}
-	bw := side / max(len(p), 1)
-	for k, pk := range p {
-		x0 := 2*pad + side + k*bw
-		h := int(math.Round(pk * strip))
-		fill(img, image.Rect(x0+1, pad+side+pad+strip-h, x0+bw-1, pad+side+pad+strip), pal(k))
-	}
-	return png.Encode(w, img)
-}
-
-func fill(img *image.RGBA, r image.Rectangle, c color.RGBA) {
-	r = r.Intersect(img.Bounds())
-	for y := r.Min.Y; y < r.Max.Y; y++ {
-		for x := r.Min.X; x < r.Max.X; x++ {
-			img.SetRGBA(x, y, c)
-		}
-	}
-}
-
-// hsv returns a saturated colour of hue h in [0, 1).
-func hsv(h float64) (r, g, b uint8) {
-	i := int(h * 6)
-	f := h*6 - float64(i)
-	v := func(x float64) uint8 { return uint8(40 + 180*x) }
-	switch i % 6 {
-	case 0:
-		return v(1), v(f), v(0)
-	case 1:
-		return v(1 - f), v(1), v(0)
-	case 2:
-		return v(0), v(1), v(f)
-	case 3:
-		return v(0), v(1 - f), v(1)
-	case 4:
-		return v(f), v(0), v(1)
-	}
-	return v(1), v(0), v(1 - f)
 }

@@ -32,6 +32,7 @@ func genCommand() *cli.Command {
 		&cli.IntFlag{Name: "count", Value: 1, Usage: "write this many games, seeds seed, seed+1, ..., as one 3-D .npy array (count, m, n) for gpump batch"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no log line on stderr"},
 		&cli.StringFlag{Name: "log-format", Value: "text", Usage: "log lines on stderr: text or json"},
+		verboseFlag(),
 	)
 	return &cli.Command{
 		Name:      "gen",

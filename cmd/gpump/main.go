@@ -14,9 +14,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/gpump/gpump/datasets"
 )
 
 // Exit statuses; see the package comment.
@@ -32,6 +35,11 @@ const (
 type exitStatus int
 
 func (e exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+
+func init() {
+	// --version prints the lines of gpump version, not only its number.
+	cli.VersionPrinter = func(c *cli.Context) { fmt.Fprint(c.App.Writer, versionText()) }
+}
 
 func main() {
 	// The first Ctrl-C or SIGTERM stops the read of the matrix, or the
@@ -129,9 +137,29 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			devicesCommand(),
 			selftestCommand(),
 			versionCommand(),
+			helpCommand(),
+		},
+		// gpump --version (-v) prints what gpump version does.
+		Version: appVersion(),
+		// "gpump" alone shows the commands; "gpump slove" is an error
+		// that names the nearest command.
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return unknownCommand(c.App, c.Args().First())
+			}
+			return cli.ShowAppHelp(c)
+		},
+		// A mistyped global flag is one line, as a subcommand's is.
+		OnUsageError: func(c *cli.Context, err error, _ bool) error {
+			if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -"); ok {
+				return fmt.Errorf("unknown flag %s (see gpump help)", typedFlag(name, c.App.Metadata["args"]))
+			}
+			return fmt.Errorf("%v (see gpump help)", err)
 		},
 		// Errors are printed by run, once; urfave/cli must not exit.
-		ExitErrHandler:  func(*cli.Context, error) {},
+		ExitErrHandler: func(*cli.Context, error) {},
+		// urfave/cli's own help command says "No help topic" for an
+		// unknown name and suggests nothing; gpump has its own.
 		HideHelpCommand: true,
 	}
 	for _, cmd := range app.Commands {
@@ -182,4 +210,88 @@ func unknownFlag(cmd, name string, args any) error {
 		return fmt.Errorf("unknown flag %s: a file whose name starts with a dash goes after --: gpump %s -- %s", typed, cmd, typed)
 	}
 	return fmt.Errorf("unknown flag %s (see gpump %s --help)", typed, cmd)
+}
+
+// helpCommand is "gpump help [COMMAND]", as in git and gh: the list of
+// commands, or a command's help (what gpump COMMAND --help prints).
+func helpCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "help",
+		Aliases:   []string{"h"},
+		Usage:     "show the commands, or the help of one (as gpump COMMAND --help)",
+		ArgsUsage: "[COMMAND]",
+		Description: `Examples:
+   gpump help
+   gpump help solve`,
+		Action: func(c *cli.Context) error {
+			switch c.NArg() {
+			case 0:
+				return cli.ShowAppHelp(c)
+			case 1:
+				name := c.Args().First()
+				if c.App.Command(name) == nil {
+					return unknownCommand(c.App, name)
+				}
+				// The app's context lists the commands; the help
+				// command's own has none.
+				return cli.ShowCommandHelp(c.Lineage()[1], name)
+			}
+			return fmt.Errorf("help takes one command, got %q", c.Args().Slice())
+		},
+	}
+}
+
+// unknownCommand is the error for a command name that app lacks, with the
+// nearest names when one is close enough to be a typo: within two edits
+// (a swap of neighbours counts one), and fewer than the name's length.
+// A payoff file given without a command is told to use solve.
+func unknownCommand(app *cli.App, name string) error {
+	if _, err := datasets.FormatOf(name); err == nil {
+		return fmt.Errorf("unknown command %q; to solve the game in a file: gpump solve %s", name, name)
+	}
+	best, near := 3, []string(nil)
+	for _, c := range app.Commands {
+		if c.Hidden {
+			continue
+		}
+		d := editDistance(strings.ToLower(name), c.Name)
+		if d >= len(c.Name) || d > best {
+			continue
+		}
+		if d < best {
+			best, near = d, near[:0]
+		}
+		near = append(near, strconv.Quote(c.Name))
+	}
+	if len(near) == 0 {
+		return fmt.Errorf("unknown command %q (see gpump help)", name)
+	}
+	return fmt.Errorf("unknown command %q; did you mean %s?", name, strings.Join(near, " or "))
+}
+
+// editDistance is the optimal string alignment distance between a and b:
+// insertions, deletions, substitutions and swaps of neighbours, in bytes.
+func editDistance(a, b string) int {
+	// d[i][j] is the distance between a[:i] and b[:j].
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
 }

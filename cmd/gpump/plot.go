@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -73,7 +74,7 @@ func (p *plotRecorder) draw(w io.Writer, title string) error {
 	pl.X.Label.Text = "operator evaluations"
 	pl.Y.Label.Text = "duality gap"
 	pl.X.Scale, pl.Y.Scale = plot.LogScale{}, plot.LogScale{}
-	pl.X.Tick.Marker, pl.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
+	pl.X.Tick.Marker, pl.Y.Tick.Marker = decadeTicks{}, decadeTicks{}
 	pl.Add(plotter.NewGrid())
 	// Gaps fall from the top left: the bottom left corner is free.
 	pl.Legend.Left = true
@@ -128,6 +129,58 @@ func (p *plotRecorder) draw(w io.Writer, title string) error {
 		_, err = wt.WriteTo(w)
 	}
 	return err
+}
+
+// decadeTicks marks a logarithmic axis at the powers of ten, labelled as
+// people write them (1e-4, 1, 10, 100, 1000, 1e4), where plot.LogTicks
+// multiplies its way from decade to decade and labels 1e-4
+// 9.999999999999999e-05. Between two powers it marks 2 to 9 times the
+// lower one, unlabelled unless the axis holds fewer than two powers (then
+// 2e-5, 5e-5 are labelled too). Of more than 10 powers only every k-th is
+// labelled, so that the labels never crowd.
+type decadeTicks struct{}
+
+func (decadeTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(lo > 0 && hi >= lo) || math.IsInf(hi, 0) {
+		return nil
+	}
+	e0, e1 := int(math.Floor(math.Log10(lo))), int(math.Ceil(math.Log10(hi)))
+	in := func(v float64) bool { return v >= lo*(1-1e-12) && v <= hi*(1+1e-12) }
+	powers := 0
+	for e := e0; e <= e1; e++ {
+		if in(math.Pow10(e)) {
+			powers++
+		}
+	}
+	every := max(1, (powers+9)/10)
+	var ticks []plot.Tick
+	k := 0 // powers so far
+	for e := e0; e <= e1; e++ {
+		for m := 1; m <= 9; m++ {
+			v := float64(m) * math.Pow10(e)
+			if !in(v) {
+				continue
+			}
+			t := plot.Tick{Value: v}
+			if powers < 2 || m == 1 && k%every == 0 {
+				t.Label = tickLabel(m, e)
+			}
+			if m == 1 {
+				k++
+			}
+			ticks = append(ticks, t)
+		}
+	}
+	return ticks
+}
+
+// tickLabel is m×10^e as people write it: 1e-4, 5e-5, 1, 20, 500, 1000,
+// 1e4, 2e5.
+func tickLabel(m, e int) string {
+	if e >= 0 && e <= 3 {
+		return strconv.Itoa(m * int(math.Pow10(e)))
+	}
+	return fmt.Sprintf("%de%d", m, e)
 }
 
 // widen gives a logarithmic axis whose points all share one coordinate (a

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -18,20 +19,60 @@ import (
 )
 
 // newLogger returns the logger of --log-format writing to w, or one that
-// drops everything with --quiet. Flags that a command lacks read as their
-// zero values, which mean text logs.
+// drops everything with --quiet. On a terminal it leaves out the INFO lines
+// (the load, the start, the end, the files written: the summary says what
+// matters of them) unless --verbose asks for them; it keeps the notes on
+// how the input was read (levelNote), the warnings and the errors. Logs
+// (stderr not a terminal) keep every line. Flags that a command lacks read
+// as their zero values, which mean text logs.
 func newLogger(c flagGetter, w io.Writer) (*slog.Logger, error) {
+	if c.Bool("quiet") && c.Bool("verbose") {
+		return nil, errors.New("--quiet and --verbose contradict each other: give one")
+	}
 	if c.Bool("quiet") {
 		return slog.New(slog.DiscardHandler), nil
 	}
+	// A note is written NOTE on a quiet terminal, which has no other INFO
+	// line, and INFO in logs, as it always was.
+	noteName := slog.LevelInfo.String()
+	opts := &slog.HandlerOptions{ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+		if a.Key == slog.LevelKey && a.Value.Any() == levelNote {
+			a.Value = slog.StringValue(noteName)
+		}
+		return a
+	}}
+	if quietTerminal(c, w) {
+		opts.Level, noteName = levelNote, "NOTE"
+	}
 	switch f := c.String("log-format"); f {
 	case "", "text":
-		return slog.New(slog.NewTextHandler(w, nil)), nil
+		return slog.New(slog.NewTextHandler(w, opts)), nil
 	case "json":
-		return slog.New(slog.NewJSONHandler(w, nil)), nil
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
 	default:
 		return nil, fmt.Errorf("unknown --log-format %q (want text or json)", f)
 	}
+}
+
+// levelNote is the level of the notes on how the input was read (a header
+// row skipped, bool entries read as 0 and 1, files left out of a
+// directory): between INFO and WARN, so that a terminal, which leaves out
+// the INFO lines, still shows them (as NOTE); logs write them as INFO.
+const levelNote = slog.LevelInfo + 2
+
+// quietTerminal reports whether w, the standard error, is a terminal on
+// which only notes, warnings and errors are shown: without --verbose or
+// --quiet.
+func quietTerminal(c flagGetter, w io.Writer) bool {
+	if cw, ok := w.(clearingWriter); ok {
+		w = cw.w
+	}
+	return !c.Bool("verbose") && !c.Bool("quiet") && isTerminal(w)
+}
+
+// verboseFlag asks for the INFO log lines on a terminal too.
+func verboseFlag() cli.Flag {
+	return &cli.BoolFlag{Name: "verbose", Usage: "log lines at INFO level on stderr even when it is a terminal (they always go to a log file or pipe)"}
 }
 
 // progressLogger returns a command's progress bar, drawn on its standard
@@ -82,8 +123,10 @@ const progressEvery = 100 * time.Millisecond
 // progress draws a one-line progress bar: iteration, gap against its
 // target, iterations per second, and the time left, estimated from the
 // limits and from the recent rate of decrease of the gap. The line is
-// fitted to the terminal's width at each redraw: the bar shrinks, then the
-// least useful parts go.
+// fitted to the terminal's width: the bar shrinks, then the least useful
+// parts go. It keeps one layout between redraws: each part is padded to
+// the widest it has been (numbers right-aligned), so that the bar keeps
+// its width and place, until the terminal's width changes.
 type progress struct {
 	w     io.Writer
 	s     *solver.Settings
@@ -91,13 +134,21 @@ type progress struct {
 	est   estimator
 	drawn bool
 	width func() int // of the terminal: a longer line would wrap and scroll
+	// unit names what is counted: "iter" (a solver's iterations), or
+	// "round" (gpump gan's rounds, shown out of the limit).
+	unit string
+	// The layout of the last line: the terminal's width, each part's
+	// width and the bar's.
+	cols int
+	pads []int
+	bar  int
 }
 
 var _ solver.Recorder = (*progress)(nil)
 
 // newProgress draws on w, a terminal, within its width.
 func newProgress(w io.Writer) *progress {
-	p := &progress{w: w, width: func() int { return 80 }}
+	p := &progress{w: w, width: func() int { return 80 }, unit: "iter"}
 	if f, ok := w.(*os.File); ok {
 		p.width = func() int {
 			if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
@@ -112,6 +163,7 @@ func newProgress(w io.Writer) *progress {
 // Init implements solver.Recorder.
 func (p *progress) Init(info *solver.Info) error {
 	p.s = info.Settings
+	p.cols = 0 // a new layout
 	return nil
 }
 
@@ -123,10 +175,76 @@ func (p *progress) Record(r *solver.Record) error {
 		return nil
 	}
 	p.last = now
-	w := p.width() - 1
-	io.WriteString(p.w, "\r"+fitLine(p.parts(r, w < 60), w)+"\x1b[K")
+	io.WriteString(p.w, "\r"+p.line(r)+"\x1b[K")
 	p.drawn = true
 	return nil
+}
+
+// line returns the progress line of r in the layout of the last one.
+func (p *progress) line(r *solver.Record) string {
+	w := p.width() - 1
+	parts := p.parts(r, w < 60)
+	if w != p.cols || len(p.pads) != len(parts) {
+		p.cols, p.bar = w, 0
+		p.pads = p.reserve(parts, r)
+	}
+	for k, s := range parts {
+		if strings.HasPrefix(s, barPart) {
+			continue
+		}
+		p.pads[k] = max(p.pads[k], len(s))
+		// Right-aligned numbers: the padding goes before the first
+		// (the count, the gap, the evaluations) or before the part.
+		at := 0
+		if k <= 1 || k == 5 {
+			if at = strings.IndexAny(s, "0123456789+-IN"); at < 0 {
+				at = len(s)
+			}
+		}
+		parts[k] = s[:at] + strings.Repeat(" ", p.pads[k]-len(s)) + s[at:]
+	}
+	line, bar := fitLayout(parts, w, p.bar)
+	p.bar = bar
+	return line
+}
+
+// reserve returns the least widths of the parts of a new layout, those
+// of r: room for the counts up to their limits (or to a million), gaps
+// such as 1.23e-05, the longest time left of an hour and five digits of
+// rate, so that the bar rarely needs to shrink as they grow.
+func (p *progress) reserve(parts []string, r *solver.Record) []int {
+	pads := make([]int, len(parts))
+	if len(parts) != 6 {
+		return pads
+	}
+	gap := fmt.Sprintf("%.3g", r.RelGap)
+	pads[1] = len(parts[1]) - len(gap) + len("1.23e-05")
+	digits := func(limit int) int {
+		if limit <= 0 {
+			limit = 999999
+		}
+		return len(strconv.Itoa(limit))
+	}
+	its, evals := 0, 0
+	if p.s != nil {
+		its, evals = p.s.MaxIterations, p.s.MaxEvaluations
+	}
+	pads[0] = len(p.unit) + 1 + digits(its)
+	if p.unit == "round" {
+		pads[0] += 1 + digits(its)
+	}
+	pads[3] = len("~59m59s left")
+	pads[4] = len("12345 ") + len(p.rateUnit())
+	pads[5] = len("evals ") + digits(evals)
+	return pads
+}
+
+// rateUnit is the unit of the rate part.
+func (p *progress) rateUnit() string {
+	if p.unit == "round" {
+		return "rounds/s"
+	}
+	return "it/s"
 }
 
 // barPart stands for the bar in a line's parts: it takes the room left.
@@ -134,7 +252,7 @@ const barPart = "\x00bar"
 
 // parts returns the pieces of the progress line, most useful first, and
 // the bar's filled fraction after barPart; short ones for a narrow
-// terminal.
+// terminal. There are always six; one not known yet is empty.
 func (p *progress) parts(r *solver.Record, short bool) []string {
 	target := ""
 	if p.s != nil && p.s.RelGap > 0 {
@@ -143,40 +261,73 @@ func (p *progress) parts(r *solver.Record, short bool) []string {
 			target = fmt.Sprintf("/%.3g", p.s.RelGap)
 		}
 	}
+	unit := p.unit
+	if unit == "" {
+		unit = "iter"
+	}
+	count := fmt.Sprintf("%s %d", unit, r.Iteration)
+	if unit == "round" && p.s != nil && p.s.MaxIterations > 0 {
+		count += "/" + strconv.Itoa(p.s.MaxIterations)
+	}
 	parts := []string{
-		fmt.Sprintf("iter %d", r.Iteration),
+		count,
 		fmt.Sprintf("rel gap %.3g", r.RelGap) + target,
 	}
 	frac, left := p.est.estimate(r, p.s)
 	parts = append(parts, barPart+strconv.FormatFloat(frac, 'g', -1, 64))
+	leftPart, rate := "", ""
 	if !math.IsInf(left, 0) && left >= 0 {
-		parts = append(parts, fmt.Sprintf("~%s left", (time.Duration(left*1e9)).Round(time.Second)))
+		leftPart = fmt.Sprintf("~%s left", (time.Duration(left * 1e9)).Round(time.Second))
 	}
 	if secs := r.Elapsed.Seconds(); secs > 0 && r.Iteration > 0 {
-		parts = append(parts, fmt.Sprintf("%.4g it/s", float64(r.Iteration)/secs))
+		rate = fmt.Sprintf("%.4g %s", float64(r.Iteration)/secs, p.rateUnit())
 	}
-	return append(parts, fmt.Sprintf("evals %d", r.Evaluations))
+	evals := "evals"
+	if unit == "round" {
+		evals = "passes"
+	}
+	return append(parts, leftPart, rate, fmt.Sprintf("%s %d", evals, r.Evaluations))
 }
 
 // fitLine joins the parts with two spaces within width columns (the parts
 // are ASCII): the bar, between 10 and 30 columns wide, takes the room the
-// others leave, and parts are dropped from the end until the line fits. A
-// line too narrow for even the first part is cut.
+// others leave, and parts are dropped from the end until the line fits;
+// empty parts are left out. A line too narrow for even the first part is
+// cut.
 func fitLine(parts []string, width int) string {
+	line, _ := fitLayout(parts, width, 0)
+	return line
+}
+
+// fitLayout is fitLine with the bar bar columns wide when the line has
+// room for it (0: as wide as the room allows); it returns the line and the
+// bar's width.
+func fitLayout(parts []string, width, bar int) (string, int) {
 	const minBar, maxBar = 10, 30
+	kept := parts[:0:0]
+	for _, s := range parts {
+		if s != "" {
+			kept = append(kept, s)
+		}
+	}
+	parts = kept
 	for n := len(parts); n >= 1; n-- {
-		used, bar := 2*(n-1), -1.0
+		used, frac := 2*(n-1), -1.0
 		for _, s := range parts[:n] {
 			if f, ok := strings.CutPrefix(s, barPart); ok {
-				bar, _ = strconv.ParseFloat(f, 64)
+				frac, _ = strconv.ParseFloat(f, 64)
 				used += 2 // the brackets
 				continue
 			}
 			used += len(s)
 		}
 		room := width - used
-		if bar >= 0 && room < minBar || room < 0 {
+		if frac >= 0 && room < minBar || room < 0 {
 			continue
+		}
+		w := min(room, maxBar)
+		if bar >= minBar && bar <= room {
+			w = bar
 		}
 		var b strings.Builder
 		for k, s := range parts[:n] {
@@ -184,16 +335,18 @@ func fitLine(parts []string, width int) string {
 				b.WriteString("  ")
 			}
 			if _, ok := strings.CutPrefix(s, barPart); ok {
-				w := min(room, maxBar)
-				fill := min(max(int(bar*float64(w)), 0), w)
+				fill := min(max(int(frac*float64(w)), 0), w)
 				b.WriteString("[" + strings.Repeat("=", fill) + strings.Repeat(" ", w-fill) + "]")
 				continue
 			}
 			b.WriteString(s)
 		}
-		return b.String()
+		if frac < 0 {
+			w = bar
+		}
+		return b.String(), w
 	}
-	return parts[0][:min(len(parts[0]), max(width, 0))]
+	return parts[0][:min(len(parts[0]), max(width, 0))], bar
 }
 
 // estimator estimates the share of the nearest limit used and the time

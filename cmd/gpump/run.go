@@ -147,7 +147,7 @@ func (j *job) run(ctx context.Context, rec solver.Recorder, log *slog.Logger) (*
 	log.Info("loaded matrix", "source", l.source, "m", m, "n", n, "precision", precisionName(l.a.Dtype()),
 		"seconds", round3(load.Seconds()), "MB/s", round3(bytes/1e6/load.Seconds()))
 	for _, note := range l.notes {
-		log.Info(note)
+		log.Log(ctx, levelNote, note)
 	}
 	if l.watchErr != nil {
 		log.Warn("the mapped file is not protected: truncating it during the solve would crash this process", "reason", l.watchErr)

@@ -29,7 +29,8 @@ bracket value_lower <= v* <= value_upper, written to --output, or to stdout:
 there, on a terminal, a short summary instead (--json for the JSON).
 Progress goes to stderr: a progress bar when it is a terminal, else a log
 line every few seconds, and log lines (--quiet for none, --log-format json
-for JSON).
+for JSON; a terminal shows only notes, warnings and errors unless
+--verbose).
 
 Exit status: 0 when the gap target was reached, 1 on an error, 2 when a limit
 stopped the solve first, 3 when interrupted (the result is still written).
@@ -58,6 +59,7 @@ func outputFlags() []cli.Flag {
 		&cli.StringFlag{Name: "plot", Usage: "plot the gap against operator evaluations (log-log) to this .png or .svg file"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar and no log lines on stderr (errors are still printed)"},
 		&cli.StringFlag{Name: "log-format", Value: "text", Usage: "log lines on stderr: text or json"},
+		verboseFlag(),
 	}
 }
 

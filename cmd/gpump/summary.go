@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -123,6 +124,38 @@ func summaryLine(l *batchLine) string {
 	if l.solveOutput == nil || l.Status == "error" || l.Status == "canceled" && l.Error != "" {
 		return fmt.Sprintf("%-16s %s: %s\n", l.Status, name, l.Error)
 	}
-	return fmt.Sprintf("%-16s rel gap %-9.3g %7d it %8.3g s  %s\n", strings.ReplaceAll(l.Status, "_", " "),
-		l.RelativeGap, l.Iterations, l.Seconds+l.LoadSeconds, name)
+	mid, bracket := valueText(l.ValueLower, l.ValueUpper)
+	return fmt.Sprintf("%-16s value %-10s %-25s rel gap %-9.3g %7d it %8.3g s  %s\n", strings.ReplaceAll(l.Status, "_", " "),
+		mid, bracket, l.RelativeGap, l.Iterations, l.Seconds+l.LoadSeconds, name)
+}
+
+// valueText formats the value of a game, the middle of its certified
+// bracket [lo, hi], and the bracket, with as many digits as tell the
+// bracket's ends apart and one more (at least 3, at most 10). The ends are
+// rounded outwards, so that the bracket shown still holds the value.
+func valueText(lo, hi float64) (mid, bracket string) {
+	m := lo/2 + hi/2 // (lo+hi)/2 overflows near ±MaxFloat64
+	mag := max(math.Abs(lo), math.Abs(hi))
+	if math.IsNaN(m) || math.IsInf(mag, 0) || mag == 0 {
+		return fmt.Sprint(m), fmt.Sprintf("[%v, %v]", lo, hi)
+	}
+	digits := 6
+	if w := hi - lo; w > 0 {
+		digits = int(math.Ceil(math.Log10(mag/w))) + 2
+	}
+	digits = min(max(digits, 3), 10)
+	// The unit of the last digit shown of the larger end.
+	unit := math.Pow(10, math.Floor(math.Log10(mag))-float64(digits-1))
+	// An end within a billionth of a unit of a multiple of it is taken
+	// as that multiple: lo/unit's own rounding is not a reason for
+	// another digit.
+	snap := func(x float64, round func(float64) float64) float64 {
+		if r := math.Round(x); math.Abs(x-r) < 1e-9 {
+			return r * unit
+		}
+		return round(x) * unit
+	}
+	down, up := snap(lo/unit, math.Floor), snap(hi/unit, math.Ceil)
+	f := func(x float64) string { return strconv.FormatFloat(x, 'g', digits, 64) }
+	return f(m), "[" + f(down) + ", " + f(up) + "]"
 }

@@ -38,7 +38,29 @@ func versionCommand() *cli.Command {
 
 // versionText describes the binary, one "key: value" line each.
 func versionText() string {
-	v, rev, tags := version, "", ""
+	v, tags := buildVersion()
+	cpu := tensorops.NewCPU(1)
+	kernels := cpu.Kernels()
+	cpu.Close()
+	var b strings.Builder
+	fmt.Fprintf(&b, "gpump %s\n", v)
+	fmt.Fprintf(&b, "go: %s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	fmt.Fprintf(&b, "build tags: %s\n", tags)
+	fmt.Fprintf(&b, "backends: %s\n", strings.Join(backends, ", "))
+	fmt.Fprintf(&b, "cpu kernels: %s\n", kernels)
+	return b.String()
+}
+
+// appVersion is the version the help shows.
+func appVersion() string {
+	v, _ := buildVersion()
+	return v
+}
+
+// buildVersion returns the version of the binary (with the VCS revision
+// when the toolchain recorded one) and its build tags.
+func buildVersion() (v, tags string) {
+	v, rev := version, ""
 	dirty := false
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		if v == "" {
@@ -70,14 +92,5 @@ func versionText() string {
 	if tags == "" {
 		tags = "(none)"
 	}
-	cpu := tensorops.NewCPU(1)
-	kernels := cpu.Kernels()
-	cpu.Close()
-	var b strings.Builder
-	fmt.Fprintf(&b, "gpump %s\n", v)
-	fmt.Fprintf(&b, "go: %s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
-	fmt.Fprintf(&b, "build tags: %s\n", tags)
-	fmt.Fprintf(&b, "backends: %s\n", strings.Join(backends, ", "))
-	fmt.Fprintf(&b, "cpu kernels: %s\n", kernels)
-	return b.String()
+	return v, tags
 }
