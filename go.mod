@@ -1,14 +1,14 @@
 module github.com/gpump/gpump
 
-go 1.26.8
+go 1.25.0
 
 require (
 	// avo generates the amd64 assembly (go generate); only the generator,
 	// internal/asmgen, imports it, so it is never linked into a gpump binary.
 	github.com/mmcloughlin/avo v0.5.0
 	github.com/urfave/cli/v2 v2.27.7
-	golang.org/x/sys v0.49.0
-	golang.org/x/term v0.47.0
+	golang.org/x/sys v0.47.0
+	golang.org/x/term v0.45.0
 	gonum.org/v1/gonum v0.17.0
 	gonum.org/v1/plot v0.17.0
 	gorgonia.org/cu v0.9.6

@@ -382,6 +382,10 @@ func (m *Auto) polish(ctx context.Context, dst *Result, g *MatrixGame, target fl
 		dst.Gap, dst.RelGap = res.Gap/u, res.RelGap
 		dst.ValueLower, dst.ValueUpper = res.Lower/u, res.Upper/u
 		dst.Point, dst.ColumnPoint = PolishedPoint, PolishedPoint
+		if err := tidyPolished(ctx, pg, dst, target, &ph.stats); err != nil {
+			return false, err
+		}
+		dst.RowSupport, dst.ColumnSupport = positives(dst.Row), positives(dst.Column)
 	}
 	if r := ph.rec.r; r != nil {
 		// The crossover's outcome is the route's latest record.
@@ -402,6 +406,40 @@ func (m *Auto) polish(ctx context.Context, dst *Result, g *MatrixGame, target fl
 		return true, nil
 	}
 	return res.Status == polish.Converged && dst.RelGap <= target, nil
+}
+
+// tidyPolished drops the rounding debris of the crossover's pair in dst
+// and certifies what remains with a pass over A, as the driver does for a
+// method's pair (see tidy.go), to the relative target.
+func tidyPolished(ctx context.Context, pg *polishGame, dst *Result, target float64, st *Stats) error {
+	m, n := pg.Dims()
+	u, scale := pg.pl.unit, pg.MaxAbs()
+	scratch := make([]float64, 2*(m+n))
+	aq, atp, save := scratch[:m], scratch[m:m+n], scratch[m+n:]
+	if !dropPairDebris(dst.Row, dst.Column, save) {
+		return nil
+	}
+	if err := pg.Pass(ctx, dst.Row, dst.Column, aq, atp); err != nil {
+		return err
+	}
+	st.MatrixPasses++
+	st.GapPasses++
+	c := certificate{lower: math.Inf(1), upper: math.Inf(-1)}
+	for _, v := range atp {
+		c.lower = min(c.lower, v)
+	}
+	for _, v := range aq {
+		c.upper = max(c.upper, v)
+	}
+	c.gap = c.upper - c.lower
+	c0 := certificate{gap: dst.Gap * u, lower: dst.ValueLower * u, upper: dst.ValueUpper * u}
+	if !(tidyTest{c0: c0, tol: tidyTolerance(m+n) * scale, limit: target * scale}).accept(c) {
+		restorePair(dst.Row, dst.Column, save)
+		return nil
+	}
+	dst.Gap, dst.RelGap = c.gap/u, c.gap/scale
+	dst.ValueLower, dst.ValueUpper = c.lower/u, c.upper/u
+	return nil
 }
 
 // phases carries the limits and the work of Auto's route across its

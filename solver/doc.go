@@ -39,6 +39,22 @@
 // strategies are chosen separately, since the gap is a sum of a part that
 // depends on p only and a part that depends on q only.
 //
+// A matrix game's result (Result) answers first with Value, the middle of
+// the certified bracket [ValueLower, ValueUpper], and says with
+// CertifiedBy how it was reached: "first-order" when a method's iterates met
+// the target (the relative gap is then just below it: the default target is
+// 1e-4 of max |A_ij|), "crossover" when Auto's support crossover solved a
+// subgame exactly (the gap is then usually at the level of rounding).
+// The returned strategies carry no rounding debris: from each, the smallest
+// entries whose total is at most n·2⁻⁵⁴ (n its length) are set to 0 and the
+// rest renormalized, which changes the certified bounds by less than their
+// own rounding (n·2⁻⁵³·max |A_ij|); the pair that remains is certified as
+// returned with one more pass over A, and kept only if that certificate is
+// no worse than the original beyond rounding and meets any target the
+// original met. Entries above that budget stay, however small (the averages
+// of first-order methods keep entries of 1e-8 and below, which are part of
+// the certified pair). RowSupport and ColumnSupport count what remains.
+//
 // Progress bars, traces and plots observe a solve through a Recorder; this
 // package imports no user interface.
 package solver

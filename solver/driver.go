@@ -255,6 +255,15 @@ func (t *tracker) run(ctx context.Context, dst *Result, e engine, s *Settings, m
 				st = EvaluationLimit
 			}
 		}
+		if td, ok := e.(tidier); ok && t.sh.game {
+			// The pair returned without its rounding debris (see
+			// tidy.go), certified as returned.
+			test := tidyTest{c0: final, tol: tidyTolerance(t.sh.dim) * t.sh.scale, limit: t.limit()}
+			if final, err = td.tidy(dst, final, test); err != nil {
+				return err
+			}
+			e.work(&t.stats)
+		}
 		t.fill(dst, st, final, method)
 		return nil
 	}
@@ -421,6 +430,19 @@ func (t *tracker) met(gap float64) bool {
 	return s.RelGap > 0 && gap <= s.RelGap*t.sh.scale || s.AbsGap > 0 && gap/t.sh.unit <= s.AbsGap
 }
 
+// limit is the largest gap (internal units) that meets the target, −Inf
+// without one.
+func (t *tracker) limit() float64 {
+	l := math.Inf(-1)
+	if t.s.RelGap > 0 {
+		l = t.s.RelGap * t.sh.scale
+	}
+	if t.s.AbsGap > 0 {
+		l = max(l, t.s.AbsGap*t.sh.unit)
+	}
+	return l
+}
+
 // budget reports whether another k operator evaluations fit the limit.
 func (t *tracker) budget(k int) bool {
 	return t.s.MaxEvaluations <= 0 || t.stats.Evaluations+k <= t.s.MaxEvaluations
@@ -435,4 +457,5 @@ func (t *tracker) fill(dst *Result, st Status, final certificate, method string)
 	dst.Gap, dst.RelGap = final.gap/u, final.gap/t.sh.scale
 	dst.ValueLower, dst.ValueUpper = final.lower/u, final.upper/u
 	dst.Method, dst.Status, dst.Stats, dst.Route = method, st, t.stats, ""
+	dst.RowSupport, dst.ColumnSupport = positives(dst.Row), positives(dst.Column)
 }

@@ -89,6 +89,17 @@ func NewMatrixGame(a *tensor.Dense) (*MatrixGame, error) {
 	return g, nil
 }
 
+// NewMatrixGameRows returns the m×n game whose payoff matrix a holds row
+// after row (a[i*n+j] = A_ij), checked as NewMatrixGame checks a tensor.
+// The game aliases a: it must not be modified while the game is in use,
+// except through SetPayoff (with a tensor over the new entries).
+func NewMatrixGameRows(m, n int, a []float64) (*MatrixGame, error) {
+	if m <= 0 || n <= 0 || n > math.MaxInt/m || len(a) != m*n {
+		return nil, fmt.Errorf("solver: a %d×%d payoff matrix in %d entries", m, n, len(a))
+	}
+	return NewMatrixGame(tensor.New(tensor.WithShape(m, n), tensor.WithBacking(a)))
+}
+
 // check checks that a can be the game's payoff matrix and returns its
 // max |A_ij|.
 func (g *MatrixGame) check(a *tensor.Dense) (float64, error) {

@@ -310,6 +310,14 @@ func (e *mpEngine) finish(dst *Result, best certificate) (certificate, error) {
 
 func (e *mpEngine) export(dst *Result) error { return e.sp.export(dst) }
 
+// tidy passes a game's tidying (see tidy.go) through.
+func (e *mpEngine) tidy(dst *Result, c certificate, test tidyTest) (certificate, error) {
+	if t, ok := e.sp.(tidier); ok {
+		return t.tidy(dst, c, test)
+	}
+	return c, nil
+}
+
 func (e *mpEngine) work(st *Stats) {
 	e.sp.work(st)
 	st.Step = e.eta

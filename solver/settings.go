@@ -146,7 +146,8 @@ type Stats struct {
 	MatrixPasses int
 	// GapPasses counts the passes of MatrixPasses made only to certify a
 	// gap, not to evaluate the operator: the final certification of a
-	// game's result (1), and with the sampled oracle also the start point's
+	// game's result (1, and 1 more when its strategies were rid of
+	// rounding debris, see the package documentation), and with the sampled oracle also the start point's
 	// certificate and the exact gaps of the average every
 	// SampledGame.GapEvery iterations and at the end (then GapPasses =
 	// MatrixPasses).
@@ -192,8 +193,15 @@ type Result struct {
 	// RelGap is Gap divided by the problem's scale (max |A_ij| for a game).
 	RelGap float64
 	// ValueLower and ValueUpper bracket the value of a matrix game:
-	// min_j (Aᵀp)_j ≤ v* ≤ max_i (A q)_i; NaN for other problems.
+	// min_j (Aᵀp)_j ≤ v* ≤ max_i (A q)_i; NaN for other problems. Value
+	// is their middle.
 	ValueLower, ValueUpper float64
+	// RowSupport and ColumnSupport count the positive entries of Row and
+	// Column (0 for other problems). The strategies carry no rounding
+	// debris: entries whose removal changes the certificate by less than
+	// its own rounding are set to 0 before the final certificate, which is
+	// that of exactly the returned pair (see the package documentation).
+	RowSupport, ColumnSupport int
 	// Method names the method and step rule.
 	Method string
 	// Route is the route Auto took ("rm+", "rm+ → polish", ...); for

@@ -408,8 +408,9 @@ func gameOutput(res *solver.BatchResult, j *job, batch *solver.Batch, k int, in 
 	s := j.s
 	out := &solveOutput{
 		Status: res.Status.String(), Gap: res.Gap, RelativeGap: res.RelGap,
-		ValueLower: res.ValueLower, ValueUpper: res.ValueUpper,
-		Point: res.Point.String(), ColumnPoint: res.ColumnPoint.String(),
+		Value: res.Value(), ValueLower: res.ValueLower, ValueUpper: res.ValueUpper,
+		Point: res.Point.String(), ColumnPoint: res.ColumnPoint.String(), CertifiedBy: res.CertifiedBy(),
+		RowSupport: res.RowSupport, ColumnSupport: res.ColumnSupport,
 		Iterations: res.Iterations, OperatorEvaluations: res.Evaluations, MatrixPasses: res.MatrixPasses,
 		GapPasses: res.GapPasses, Oracle: "exact", Rejections: res.Rejections, Restarts: res.Restarts,
 		Step: finiteOrNil(res.Step), Seconds: res.Runtime.Seconds(),

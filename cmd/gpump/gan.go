@@ -288,7 +288,13 @@ func writeGANSummary(w io.Writer, r *ganOutput, file string, written []string) e
 	if n := len(r.Gaps); n > 0 {
 		fmt.Fprintf(tw, "last game\tcertified gap %.3g, relative %.3g (target %.3g)\n", r.Gaps[n-1], r.RelativeGaps[n-1], r.TargetRelativeGap)
 	}
-	strategyLine(tw, "generators", "generators", "p", r.P, r.Generators, "")
+	support := 0
+	for _, v := range r.P {
+		if v > 0 {
+			support++
+		}
+	}
+	strategyLine(tw, "generators", "generators", "p", r.P, r.Generators, support, "")
 	if len(written) > 0 {
 		fmt.Fprintf(tw, "files\t%s\n", strings.Join(written, ", "))
 	}

@@ -197,8 +197,9 @@ func (j *job) run(ctx context.Context, rec solver.Recorder, log *slog.Logger) (*
 		"iterations", res.Iterations, "seconds", round3(res.Runtime.Seconds()))
 	out := &solveOutput{
 		Status: res.Status.String(), Gap: res.Gap, RelativeGap: res.RelGap,
-		ValueLower: res.ValueLower, ValueUpper: res.ValueUpper, KnownValue: l.known,
-		Point: res.Point.String(), ColumnPoint: res.ColumnPoint.String(),
+		Value: res.Value(), ValueLower: res.ValueLower, ValueUpper: res.ValueUpper, KnownValue: l.known,
+		Point: res.Point.String(), ColumnPoint: res.ColumnPoint.String(), CertifiedBy: res.CertifiedBy(),
+		RowSupport: res.RowSupport, ColumnSupport: res.ColumnSupport,
 		Iterations: res.Iterations, OperatorEvaluations: res.Evaluations, MatrixPasses: res.MatrixPasses,
 		GapPasses: res.GapPasses, Oracle: "exact",
 		Rejections: res.Rejections, Restarts: res.Restarts, Step: finiteOrNil(res.Step),

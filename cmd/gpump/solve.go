@@ -68,11 +68,15 @@ type solveOutput struct {
 	Status              string    `json:"status"`
 	Gap                 float64   `json:"gap"`
 	RelativeGap         float64   `json:"relative_gap"`
+	Value               float64   `json:"value"` // the middle of [value_lower, value_upper]
 	ValueLower          float64   `json:"value_lower"`
 	ValueUpper          float64   `json:"value_upper"`
 	KnownValue          *float64  `json:"known_value,omitempty"`
+	CertifiedBy         string    `json:"certified_by"` // "first-order" or "crossover" (solver.Result.CertifiedBy)
 	Point               string    `json:"point"`
 	ColumnPoint         string    `json:"column_point"`
+	RowSupport          int       `json:"row_support"` // positive entries of the row strategy
+	ColumnSupport       int       `json:"column_support"`
 	Iterations          int       `json:"iterations"`
 	OperatorEvaluations int       `json:"operator_evaluations"`
 	MatrixPasses        int       `json:"matrix_passes"`

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/gpump/gpump/solver"
 )
 
 // The JSON result is for programs and files; on a terminal people read a
@@ -53,13 +55,14 @@ func statusLine(w io.Writer, status string, rel, target, gap, abs float64) {
 
 func gameSummary(w io.Writer, o *solveOutput) {
 	statusLine(w, o.Status, o.RelativeGap, o.TargetRelativeGap, o.Gap, o.TargetAbsoluteGap)
-	fmt.Fprintf(w, "value\tin [%.8g, %.8g], gap %.5g, max |A_ij| %.6g\n", o.ValueLower, o.ValueUpper, o.Gap, o.MaxAbsEntry)
+	fmt.Fprintf(w, "value\t%.8g, in [%.8g, %.8g], gap %.5g, max |A_ij| %.6g\n", o.Value, o.ValueLower, o.ValueUpper, o.Gap, o.MaxAbsEntry)
 	if o.RoundingBound > 0 {
 		fmt.Fprintf(w, "\tof the float32 matrix; the float64 one's value is within %.3g more on each side\n", o.RoundingBound)
 	}
 	if o.KnownValue != nil {
 		fmt.Fprintf(w, "\tknown value %.8g\n", *o.KnownValue)
 	}
+	certifiedLine(w, o)
 	fmt.Fprintf(w, "work\t%d iterations, %d passes over A, %s (loading %s)\n", o.Iterations, o.MatrixPasses, seconds(o.Seconds), seconds(o.LoadSeconds))
 	if o.Route != "" {
 		fmt.Fprintf(w, "route\t%s: %s", o.Algorithm, o.Route)
@@ -68,15 +71,34 @@ func gameSummary(w io.Writer, o *solveOutput) {
 		}
 		fmt.Fprintln(w)
 	}
-	strategyLine(w, "row player", "rows", "p", o.RowStrategy, o.M, o.Strategies)
-	strategyLine(w, "column player", "columns", "q", o.ColumnStrategy, o.N, o.Strategies)
+	strategyLine(w, "row player", "rows", "p", o.RowStrategy, o.M, o.RowSupport, o.Strategies)
+	strategyLine(w, "column player", "columns", "q", o.ColumnStrategy, o.N, o.ColumnSupport, o.Strategies)
 }
 
-// strategyLine shows the largest entries of the strategy x (named name)
-// of a player with n pure strategies (named what), or where it was written.
-func strategyLine(w io.Writer, who, what, name string, x []float64, n int, file string) {
+// certifiedLine says how the result was reached, and so what its gap
+// means: first-order iterations stop just below the target (or at a
+// limit); the crossover's exact subgame solution is usually certified far
+// below it, at the level of rounding.
+func certifiedLine(w io.Writer, o *solveOutput) {
+	switch o.CertifiedBy {
+	case solver.CertifiedCrossover:
+		fmt.Fprintf(w, "certified	exact, by the support crossover (a subgame solved exactly)\n")
+	case solver.CertifiedFirstOrder:
+		if o.Status == "converged" {
+			fmt.Fprintf(w, "certified	first-order, to the target\n")
+		} else {
+			fmt.Fprintf(w, "certified	first-order, stopped before the target\n")
+		}
+	}
+}
+
+// strategyLine shows the support (the positive entries: the strategies
+// carry no rounding debris) and the largest entries of the strategy x
+// (named name) of a player with n pure strategies (named what), or where
+// it was written.
+func strategyLine(w io.Writer, who, what, name string, x []float64, n, support int, file string) {
 	if x == nil {
-		fmt.Fprintf(w, "%s\t%d %s, strategy in %s\n", who, n, what, file)
+		fmt.Fprintf(w, "%s\t%d %s, support %d, strategy in %s\n", who, n, what, support, file)
 		return
 	}
 	idx := make([]int, len(x))
@@ -93,7 +115,7 @@ func strategyLine(w io.Writer, who, what, name string, x []float64, n int, file 
 		top = append(top, fmt.Sprintf("%s%d %.3g", name, i, x[i]))
 		shown += x[i]
 	}
-	fmt.Fprintf(w, "%s\t%d %s; the %d largest entries of %s hold %.4g:\n", who, n, what, len(top), name, shown)
+	fmt.Fprintf(w, "%s\t%d %s, support %d; the %d largest entries of %s hold %.4g:\n", who, n, what, support, len(top), name, shown)
 	fmt.Fprintf(w, "\t%s\n", strings.Join(top, "  "))
 }
 
