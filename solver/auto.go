@@ -366,28 +366,30 @@ func (m *Auto) recalibrate(ph *phases) {
 // pair, and only when RM+ has fallen that much further behind. After
 // maxCrossovers misses RM+ goes on alone.
 func (m *Auto) finish(ctx context.Context, dst *Result, g *MatrixGame, target float64, ph *phases, route *string, goOn phaseFunc, polishFirst bool) error {
-	penalty := 1.0
-	for tries := 0; ; tries++ {
-		if polishFirst || tries > 0 {
+	penalty, crossovers, polishNow := 1.0, 0, polishFirst
+	for {
+		if polishNow {
 			*route += " → polish"
 			ok, err := m.polish(ctx, dst, g, target, ph)
 			if err != nil || ok || !ph.left() {
 				return err
 			}
+			crossovers++
 			penalty *= 2
 			m.recalibrate(ph)
 			if m.rm.carried == ([2]float64{}) {
 				// A fresh run: its decay is its own.
 				ph.gaps, ph.decayBase = ph.gaps[:0], ph.stats.MatrixPasses
 			}
-		}
-		if tries == maxCrossovers {
-			return goOn(ctx, target)
+			if crossovers == maxCrossovers {
+				return goOn(ctx, target)
+			}
 		}
 		fired, err := m.watched(ctx, dst, g, target, ph, to(goOn, target), 2*penalty*polishSeconds(g, dst))
 		if err != nil || !fired {
 			return err
 		}
+		polishNow = true
 	}
 }
 

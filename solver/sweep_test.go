@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gpump/gpump/solver"
+	"github.com/gpump/gpump/solver/polish"
 )
 
 var sweepSeed = flag.Uint64("sweep.seed", 1, "TestAutoSweep: the seed that draws the sweep's shapes and games (another seed, another sweep)")
@@ -117,4 +118,21 @@ func TestAutoNoStall(t *testing.T) {
 		}
 		checkGap(t, a, res)
 	}
+}
+
+// TestAutoMissedCrossovers: a crossover that cannot reach the target (its
+// subgame held to 4×4 here) is followed by watched RM+ and another
+// crossover from a better pair, each priced twice as high as the last, at
+// most 4 in all; then RM+ goes on alone to the limit, which the route
+// reports.
+func TestAutoMissedCrossovers(t *testing.T) {
+	a := gen(t, "uniform:m=200,n=170,seed=41")
+	m := &solver.Auto{Polish: &polish.Options{MaxSize: 4}}
+	res := solveWith(t, a, m, &solver.Settings{RelGap: 1e-10, MaxIterations: 30000})
+	crossovers := strings.Count(res.Route, "polish")
+	t.Logf("route %q, %v, %d subgame solves, %d passes", res.Route, res.Status, res.SubgameSolves, res.MatrixPasses)
+	if res.Status != solver.IterationLimit || res.Iterations != 30000 || crossovers != 4 || res.SubgameSolves < 4 {
+		t.Errorf("route %q: %v after %d iterations, %d subgame solves", res.Route, res.Status, res.Iterations, res.SubgameSolves)
+	}
+	checkGap(t, a, res)
 }
