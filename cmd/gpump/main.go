@@ -125,6 +125,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			ganCommand(),
 			batchCommand(),
 			genCommand(),
+			verifyCommand(),
 			benchCommand(),
 			devicesCommand(),
 			selftestCommand(),

@@ -248,14 +248,32 @@ func (b *Bracket) Decide(claim float64) (v Verdict, exact bool, err error) {
 	if !(claim >= 0) || math.IsInf(claim, 1) {
 		return 0, false, fmt.Errorf("certify: claimed gap %v: want a finite number ≥ 0", claim)
 	}
+	return b.DecideRat(new(big.Rat).SetFloat64(claim))
+}
+
+// DecideRat is Decide for a rational claim, such as a relative gap times
+// max |A_ij| taken exactly.
+func (b *Bracket) DecideRat(claim *big.Rat) (v Verdict, exact bool, err error) {
+	if claim.Sign() < 0 {
+		return 0, false, fmt.Errorf("certify: claimed gap %s: want a number ≥ 0", claim.FloatString(20))
+	}
+	// The floats just below and above the claim.
+	f, isExact := claim.Float64()
+	lo, hi := f, f
+	if !isExact {
+		if new(big.Rat).SetFloat64(f).Cmp(claim) > 0 {
+			lo = down(f)
+		} else {
+			hi = up1(f)
+		}
+	}
 	switch {
-	case b.Gap.Hi <= claim:
+	case b.Gap.Hi <= lo:
 		return Holds, false, nil
-	case b.Gap.Lo > claim:
+	case b.Gap.Lo > hi:
 		return Fails, false, nil
 	}
-	g := b.ExactGap()
-	if g.Cmp(new(big.Rat).SetFloat64(claim)) <= 0 {
+	if b.ExactGap().Cmp(claim) <= 0 {
 		return Holds, true, nil
 	}
 	return Fails, true, nil

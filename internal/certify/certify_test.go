@@ -184,3 +184,26 @@ func TestCheckErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestDecideRat: a rational claim that no float64 holds is decided on
+// its exact value: the pure pair's gap 1 against 1 ± 10⁻³⁰.
+func TestDecideRat(t *testing.T) {
+	id := &Dense{M: 2, N: 2, Data: []float64{1, 0, 0, 1}}
+	e1 := []float64{1, 0}
+	b, err := Check(id, e1, e1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tiny, _ := new(big.Rat).SetString("1/1000000000000000000000000000000")
+	one := big.NewRat(1, 1)
+	above, below := new(big.Rat).Add(one, tiny), new(big.Rat).Sub(one, tiny)
+	if v, _, err := b.DecideRat(above); err != nil || v != Holds {
+		t.Errorf("claim 1+1e-30: %v, %v", v, err)
+	}
+	if v, _, err := b.DecideRat(below); err != nil || v != Fails {
+		t.Errorf("claim 1-1e-30: %v, %v", v, err)
+	}
+	if _, _, err := b.DecideRat(big.NewRat(-1, 3)); err == nil {
+		t.Error("claim -1/3: no error")
+	}
+}
