@@ -81,7 +81,7 @@
 // # Generators
 //
 // The generators (Uniform, Gaussian, Identity, Cyclic, Saddle, Nemirovski,
-// PoliceBurglar, PoliceBurglarGrid, RankOne) build classic test games
+// PoliceBurglar, PoliceBurglarGrid, RankOne, LowRank) build classic test games
 // directly in float64 or float32. GenSpec names a generator and its
 // parameters, ParseGenSpec reads one from text such as
 // "police:n=400,layout=grid", and Generate builds it; GenSpec.Value gives
@@ -92,7 +92,7 @@
 // result does not depend on GOMAXPROCS although rows are filled in
 // parallel, and the Float32 matrix is the Float64 matrix rounded to float32
 // (except where a doc comment says otherwise). Draws shared by all rows
-// (Saddle's saddle point, RankOne's column factor) come from the stream
+// (Saddle's saddle point, RankOne's and LowRank's column factors) come from the stream
 // (seed, math.MaxUint64). Products are rounded before they are added, so
 // that compilers that fuse multiply-adds (arm64, GOAMD64=v3) give the same
 // matrix.

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -92,6 +93,12 @@ func TestGeneratorErrors(t *testing.T) {
 		"rankone sigma<0":   func() (*tensor.Dense, error) { return RankOne(tensor.Float64, 3, 3, -0.1, 1) },
 		"rankone NaN sigma": func() (*tensor.Dense, error) { return RankOne(tensor.Float64, 3, 3, math.NaN(), 1) },
 		"rankone inf sigma": func() (*tensor.Dense, error) { return RankOne(tensor.Float64, 3, 3, math.Inf(1), 1) },
+		"lowrank m":         func() (*tensor.Dense, error) { return LowRank(tensor.Float64, 0, 3, 1, 0, 1) },
+		"lowrank int":       func() (*tensor.Dense, error) { return LowRank(tensor.Int64, 3, 3, 1, 0, 1) },
+		"lowrank rank 0":    func() (*tensor.Dense, error) { return LowRank(tensor.Float64, 3, 3, 0, 0, 1) },
+		"lowrank rank > m":  func() (*tensor.Dense, error) { return LowRank(tensor.Float64, 3, 5, 4, 0, 1) },
+		"lowrank noise<0":   func() (*tensor.Dense, error) { return LowRank(tensor.Float64, 3, 3, 1, -0.1, 1) },
+		"lowrank NaN noise": func() (*tensor.Dense, error) { return LowRank(tensor.Float64, 3, 3, 1, math.NaN(), 1) },
 	} {
 		d, err := f()
 		if err == nil || d != nil {
@@ -120,6 +127,9 @@ func TestGeneratorErrors(t *testing.T) {
 	if !math.IsNaN(RankOneValue(3, 0, 1)) {
 		t.Error("RankOneValue(3, 0) is not NaN")
 	}
+	if u, v := LowRankFactors(3, 3, 0, 1); u != nil || v != nil {
+		t.Error("LowRankFactors(3, 3, 0) is not nil, nil")
+	}
 }
 
 // generators lists the random generators, for the determinism tests.
@@ -141,6 +151,13 @@ var generators = map[string]func(dt tensor.Dtype, m, n int, seed uint64) (*tenso
 	},
 	"rankone sigma 0": func(dt tensor.Dtype, m, n int, seed uint64) (*tensor.Dense, error) {
 		return RankOne(dt, m, n, 0, seed)
+	},
+	"lowrank": func(dt tensor.Dtype, m, n int, seed uint64) (*tensor.Dense, error) {
+		return LowRank(dt, m, n, 3, 0.05, seed)
+	},
+	// Rank above the row's stack buffer.
+	"lowrank 12": func(dt tensor.Dtype, m, n int, seed uint64) (*tensor.Dense, error) {
+		return LowRank(dt, m, n, 12, 0, seed)
 	},
 }
 
@@ -660,6 +677,105 @@ func BenchmarkUniform(b *testing.B) {
 	for b.Loop() {
 		if _, err := Uniform(tensor.Float64, 4096, 4096, -1, 1, 1); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+func TestLowRank(t *testing.T) {
+	const m, n, rank, seed = 7, 9, 3, 77
+	u, v := LowRankFactors(m, n, rank, seed)
+	// The documented streams.
+	s := rand.New(rand.NewPCG(seed, math.MaxUint64))
+	for k := range v {
+		if want := s.NormFloat64(); v[k] != want {
+			t.Fatalf("V[%d][%d] = %v, want %v", k/rank, k%rank, v[k], want)
+		}
+	}
+	for i := range m {
+		r := rand.New(rand.NewPCG(seed, uint64(i)))
+		for k := range rank {
+			if want := r.NormFloat64(); u[i*rank+k] != want {
+				t.Fatalf("U[%d][%d] = %v, want %v", i, k, u[i*rank+k], want)
+			}
+		}
+	}
+	// A prefix of the factors of a larger game is the same.
+	u2, v2 := LowRankFactors(m+3, n+5, rank, seed)
+	if !slices.Equal(u2[:len(u)], u) || !slices.Equal(v2[:len(v)], v) {
+		t.Fatal("the factors change with m or n")
+	}
+	scale := 1 / math.Sqrt(rank)
+	for _, noise := range []float64{0, 0.05, 3} {
+		for _, dt := range dtypes {
+			a, err := LowRank(dt, m, n, rank, noise, seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := float64s(t, a)
+			for i := range m {
+				r := rand.New(rand.NewPCG(seed, uint64(i)))
+				for range rank {
+					r.NormFloat64() // U[i]
+				}
+				for j := range n {
+					var dot float64
+					for k := range rank {
+						dot += float64(u[i*rank+k] * v[j*rank+k]) // no fused multiply-add
+					}
+					want := float64(dot * scale)
+					if noise > 0 {
+						want += float64(noise * r.NormFloat64())
+					}
+					if got := d[i*n+j]; got != roundTo(dt, want) {
+						t.Fatalf("noise %v %v: A[%d][%d] = %v, want %v", noise, dt, i, j, got, roundTo(dt, want))
+					}
+				}
+			}
+		}
+	}
+	// Without noise the matrix has the rank asked: its rank+1 leading
+	// columns are dependent (a vanishing minor of order rank+1 in the
+	// first rank+1 rows), those of order rank are not.
+	a, _ := LowRank(tensor.Float64, 40, 30, rank, 0, 5)
+	d := float64s(t, a)
+	minor := func(k int) float64 {
+		b := make([]float64, k*k)
+		for i := range k {
+			copy(b[i*k:(i+1)*k], d[i*30:i*30+k])
+		}
+		return mat.Det(mat.NewDense(k, k, b))
+	}
+	if got := math.Abs(minor(rank + 1)); got > 1e-12 {
+		t.Errorf("noise 0: minor of order %d is %v, want 0", rank+1, got)
+	}
+	if got := math.Abs(minor(rank)); got < 1e-3 {
+		t.Errorf("noise 0: minor of order %d is %v, want it away from 0", rank, got)
+	}
+	// The low-rank part's entries are standard normal whatever the rank,
+	// and so is the noise.
+	for _, r := range []int{1, 4, 16} {
+		a0, _ := LowRank(tensor.Float64, 300, 400, r, 0, 5)
+		a1, _ := LowRank(tensor.Float64, 300, 400, r, 2, 5)
+		var s1, s2, g1, g2 float64
+		x0, x1 := float64s(t, a0), float64s(t, a1)
+		for k := range x0 {
+			s1 += x0[k]
+			s2 += x0[k] * x0[k]
+			g := (x1[k] - x0[k]) / 2
+			g1 += g
+			g2 += g * g
+		}
+		const cnt = 120000
+		// The low-rank entries come from r·(m+n) draws only, so their
+		// sample variance spreads more than that of independent entries:
+		// the bound is loose, but a missing 1/√rank (a variance of r)
+		// or a wrong factor would fail it.
+		if v := s2/cnt - (s1/cnt)*(s1/cnt); math.Abs(v-1) > 0.5 {
+			t.Errorf("rank %d: low-rank entries have variance %v, want about 1", r, v)
+		}
+		mean := g1 / cnt
+		if variance := g2/cnt - mean*mean; math.Abs(mean) > 0.015 || math.Abs(variance-1) > 0.025 {
+			t.Errorf("rank %d: noise mean %v, variance %v; want 0 and 1", r, mean, variance)
 		}
 	}
 }

@@ -37,21 +37,24 @@ import (
 //	identity    N                           Identity(dt, N)
 //	saddle      M, N, Seed                  Saddle(dt, M, N, Seed)
 //	rankone     M, N, Sigma, Seed           RankOne(dt, M, N, Sigma, Seed)
+//	lowrank     M, N, Rank, Noise, Seed     LowRank(dt, M, N, Rank, Noise, Seed)
 type GenSpec struct {
 	Name   string  // one of GeneratorNames
 	M, N   int     // rows, columns (square generators: N, with M 0 or N)
-	Seed   uint64  // random seed (uniform, gaussian, police, saddle, rankone)
+	Seed   uint64  // random seed (uniform, gaussian, police, saddle, rankone, lowrank)
 	Lo, Hi float64 // uniform range [Lo, Hi)
 	Sigma  float64 // rankone noise, >= 0
 	Theta  float64 // police decay, > 0
 	Layout string  // police: "line" or "grid" (grid: N must be a perfect square); "" means "line"
 	Alpha  float64 // nemirovski exponent, > 0
 	Family int     // nemirovski family, 1 or 2
+	Rank   int     // lowrank rank, in [1, min(M, N)]
+	Noise  float64 // lowrank noise, >= 0
 }
 
 // GeneratorNames lists the generator names of GenSpec, in the order the
 // command line's help shows them.
-var GeneratorNames = []string{"uniform", "gaussian", "police", "nemirovski", "cyclic", "identity", "saddle", "rankone"}
+var GeneratorNames = []string{"uniform", "gaussian", "police", "nemirovski", "cyclic", "identity", "saddle", "rankone", "lowrank"}
 
 // genInfo describes a generator of the registry.
 type genInfo struct {
@@ -117,10 +120,16 @@ var registry = map[string]genInfo{
 		help: "rankone: A = u vᵀ + sigma G, u and v uniform in [-1, 1), G standard normal.\n" +
 			"Parameters m, n, sigma, seed (defaults 1000, 1000, 0.1, 1); value for sigma = 0: max over a in {min u, max u, 0 if between} of min(a min v, a max v), 0 when u and v both change sign.",
 	},
+	"lowrank": {
+		params: []string{"m", "n", "rank", "noise", "seed"},
+		def:    GenSpec{Name: "lowrank", M: 1000, N: 1000, Rank: 3, Noise: 0.05, Seed: 1},
+		help: "lowrank: A = U Vᵀ/√rank + noise G, U (m×rank), V (n×rank) and G standard normal.\n" +
+			"Parameters m, n, rank (1 to min(m, n)), noise, seed (defaults 1000, 1000, 3, 0.05, 1); value not known in closed form.",
+	},
 }
 
 // paramKeys are all the keys of ParseGenSpec.
-var paramKeys = []string{"m", "n", "lo", "hi", "seed", "sigma", "theta", "layout", "alpha", "family"}
+var paramKeys = []string{"m", "n", "lo", "hi", "seed", "sigma", "theta", "layout", "alpha", "family", "rank", "noise"}
 
 // DefaultGenSpec returns the spec ParseGenSpec(name) stands for: the named
 // generator with its default parameters and every field that does not
@@ -134,6 +143,7 @@ var paramKeys = []string{"m", "n", "lo", "hi", "seed", "sigma", "theta", "layout
 //	identity    n=1000
 //	saddle      m=1000,n=1000,seed=1
 //	rankone     m=1000,n=1000,sigma=0.1,seed=1
+//	lowrank     m=1000,n=1000,rank=3,noise=0.05,seed=1
 //
 // The sizes are 1000 except where a generator needs otherwise: cyclic needs
 // an odd n, and police's 1024 = 32² is a perfect square, so that
@@ -260,8 +270,10 @@ func (s GenSpec) build(dt tensor.Dtype) (*tensor.Dense, error) {
 		return Identity(dt, s.N)
 	case "saddle":
 		return Saddle(dt, s.M, s.N, s.Seed)
-	default: // "rankone"
+	case "rankone":
 		return RankOne(dt, s.M, s.N, s.Sigma, s.Seed)
+	default: // "lowrank"
+		return LowRank(dt, s.M, s.N, s.Rank, s.Noise, s.Seed)
 	}
 }
 
@@ -320,6 +332,8 @@ func (s GenSpec) validate() error {
 		if !(s.Sigma >= 0) || math.IsInf(s.Sigma, 1) {
 			return fmt.Errorf("datasets: invalid rank-one noise sigma %v: want a finite number >= 0", s.Sigma)
 		}
+	case "lowrank":
+		return checkLowRank(m, n, s.Rank, s.Noise)
 	}
 	return nil
 }
@@ -440,6 +454,10 @@ func (s GenSpec) param(key string) string {
 		return s.Layout
 	case "alpha":
 		return f(s.Alpha)
+	case "rank":
+		return strconv.Itoa(s.Rank)
+	case "noise":
+		return f(s.Noise)
 	default: // "family"
 		return strconv.Itoa(s.Family)
 	}
@@ -453,9 +471,10 @@ func (s GenSpec) param(key string) string {
 // which sets the given parameters of DefaultGenSpec(name). The keys are
 // those of GeneratorParams(name):
 //
-//	m, n, family   decimal integers
+//	m, n, family, rank
+//	               decimal integers
 //	seed           a decimal integer in [0, 2^64)
-//	lo, hi, sigma, theta, alpha
+//	lo, hi, sigma, theta, alpha, noise
 //	               floating-point numbers (strconv.ParseFloat syntax)
 //	layout         line or grid
 //
@@ -515,7 +534,7 @@ func ParseGenSpec(str string) (GenSpec, error) {
 // set parses val as the value of key.
 func (s *GenSpec) set(key, val string) error {
 	switch key {
-	case "m", "n", "family":
+	case "m", "n", "family", "rank":
 		x, err := strconv.Atoi(val)
 		if err != nil {
 			return fmt.Errorf("%s=%q is not an integer", key, val)
@@ -525,6 +544,8 @@ func (s *GenSpec) set(key, val string) error {
 			s.M = x
 		case "n":
 			s.N = x
+		case "rank":
+			s.Rank = x
 		default:
 			s.Family = x
 		}
@@ -556,6 +577,8 @@ func (s *GenSpec) set(key, val string) error {
 			s.Sigma = x
 		case "theta":
 			s.Theta = x
+		case "noise":
+			s.Noise = x
 		default: // "alpha"
 			s.Alpha = x
 		}

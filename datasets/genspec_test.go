@@ -20,6 +20,7 @@ var defaultStrings = map[string]string{
 	"identity":   "identity:n=1000",
 	"saddle":     "saddle:m=1000,n=1000,seed=1",
 	"rankone":    "rankone:m=1000,n=1000,sigma=0.1,seed=1",
+	"lowrank":    "lowrank:m=1000,n=1000,rank=3,noise=0.05,seed=1",
 }
 
 func TestDefaultGenSpec(t *testing.T) {
@@ -114,6 +115,9 @@ func TestParseGenSpec(t *testing.T) {
 		{"saddle:m=30,n=40,seed=2", GenSpec{Name: "saddle", M: 30, N: 40, Seed: 2}, "saddle:m=30,n=40,seed=2"},
 		{"rankone:sigma=0", GenSpec{Name: "rankone", M: 1000, N: 1000, Seed: 1}, "rankone:m=1000,n=1000,sigma=0,seed=1"},
 		{"rankone:m=2,n=3,sigma=1.5e-3,seed=4", GenSpec{Name: "rankone", M: 2, N: 3, Sigma: 0.0015, Seed: 4}, "rankone:m=2,n=3,sigma=0.0015,seed=4"},
+		{"lowrank:m=900,n=600,rank=3,noise=0.05,seed=1", GenSpec{Name: "lowrank", M: 900, N: 600, Rank: 3, Noise: 0.05, Seed: 1}, "lowrank:m=900,n=600,rank=3,noise=0.05,seed=1"},
+		{"lowrank: noise = 0 , rank=1", GenSpec{Name: "lowrank", M: 1000, N: 1000, Rank: 1, Seed: 1}, "lowrank:m=1000,n=1000,rank=1,noise=0,seed=1"},
+		{"lowrank:m=2,n=5,rank=2", GenSpec{Name: "lowrank", M: 2, N: 5, Rank: 2, Noise: 0.05, Seed: 1}, "lowrank:m=2,n=5,rank=2,noise=0.05,seed=1"},
 	}
 	for _, c := range cases {
 		s, err := ParseGenSpec(c.in)
@@ -137,9 +141,9 @@ func TestParseGenSpec(t *testing.T) {
 
 func TestParseGenSpecErrors(t *testing.T) {
 	cases := []struct{ in, want string }{
-		{"", "no generator name (want uniform, gaussian, police, nemirovski, cyclic, identity, saddle or rankone)"},
+		{"", "no generator name (want uniform, gaussian, police, nemirovski, cyclic, identity, saddle, rankone or lowrank)"},
 		{":m=3", "no generator name"},
-		{"unifrom", `unknown generator "unifrom" (want uniform, gaussian, police, nemirovski, cyclic, identity, saddle or rankone)`},
+		{"unifrom", `unknown generator "unifrom" (want uniform, gaussian, police, nemirovski, cyclic, identity, saddle, rankone or lowrank)`},
 		{"Uniform", "unknown generator"},
 		{"uniform:", `parameter "" is not key=value`},
 		{"uniform:m=3,", `parameter "" is not key=value`},
@@ -155,6 +159,9 @@ func TestParseGenSpecErrors(t *testing.T) {
 		{"identity:theta=1", "parameter theta does not apply (want n)"},
 		{"saddle:sigma=0", "parameter sigma does not apply (want m, n or seed)"},
 		{"rankone:layout=grid", "parameter layout does not apply (want m, n, sigma or seed)"},
+		{"rankone:noise=1", "parameter noise does not apply (want m, n, sigma or seed)"},
+		{"lowrank:sigma=1", "parameter sigma does not apply (want m, n, rank, noise or seed)"},
+		{"uniform:rank=2", "parameter rank does not apply"},
 		{"uniform:m=3,m=3", "parameter m given twice"},
 		{"uniform:m=", `m="" is not an integer`},
 		{"uniform:m=3.0", `m="3.0" is not an integer`},
@@ -196,6 +203,14 @@ func TestParseGenSpecErrors(t *testing.T) {
 		{"rankone:sigma=-1", "invalid rank-one noise sigma -1"},
 		{"rankone:sigma=-inf", "invalid rank-one noise sigma"},
 		{"rankone:sigma=nan", "invalid rank-one noise sigma"},
+		{"lowrank:rank=0", "invalid low-rank rank 0: want 1 <= rank <= min(m, n) = 1000"},
+		{"lowrank:rank=-1", "invalid low-rank rank -1"},
+		{"lowrank:m=3,n=5,rank=4", "invalid low-rank rank 4: want 1 <= rank <= min(m, n) = 3"},
+		{"lowrank:rank=2.5", `rank="2.5" is not an integer`},
+		{"lowrank:noise=-0.1", "invalid low-rank noise -0.1"},
+		{"lowrank:noise=inf", "invalid low-rank noise"},
+		{"lowrank:noise=nan", "invalid low-rank noise"},
+		{"lowrank:m=0", "invalid matrix dimensions 0×1000"},
 	}
 	for _, c := range cases {
 		s, err := ParseGenSpec(c.in)
@@ -266,6 +281,8 @@ func TestGenerate(t *testing.T) {
 			func(dt tensor.Dtype) (*tensor.Dense, error) { return RankOne(dt, 8, 3, 0.3, 2) }},
 		{GenSpec{Name: "rankone", M: 8, N: 3, Seed: 2},
 			func(dt tensor.Dtype) (*tensor.Dense, error) { return RankOne(dt, 8, 3, 0, 2) }},
+		{GenSpec{Name: "lowrank", M: 8, N: 5, Rank: 2, Noise: 0.3, Seed: 2, Sigma: 7},
+			func(dt tensor.Dtype) (*tensor.Dense, error) { return LowRank(dt, 8, 5, 2, 0.3, 2) }},
 	}
 	for _, c := range cases {
 		for _, dt := range dtypes {
@@ -307,6 +324,8 @@ func TestGenerateErrors(t *testing.T) {
 		{tensor.Float64, GenSpec{Name: "cyclic", N: 4}, "not an odd number"},
 		{tensor.Float64, GenSpec{Name: "saddle", M: 4}, "invalid matrix dimensions 4×0"},
 		{tensor.Float64, GenSpec{Name: "rankone", M: 4, N: 4, Sigma: math.NaN()}, "invalid rank-one noise sigma NaN"},
+		{tensor.Float64, GenSpec{Name: "lowrank", M: 4, N: 4}, "invalid low-rank rank 0"},
+		{tensor.Float64, GenSpec{Name: "lowrank", M: 4, N: 4, Rank: 2, Noise: -1}, "invalid low-rank noise -1"},
 	}
 	for _, c := range cases {
 		a, err := Generate(c.dt, c.spec)
@@ -383,6 +402,7 @@ func TestGenSpecValue(t *testing.T) {
 		{Name: "cyclic", N: 4},
 		{Name: "saddle", M: 0, N: 3},
 		{Name: "rankone", M: 3, N: 3, Sigma: -1},
+		{Name: "lowrank", M: 3, N: 3, Rank: 1},
 		{Name: "bogus", N: 3},
 	} {
 		if v, ok := s.Value(); ok || !math.IsNaN(v) {
@@ -401,6 +421,7 @@ func TestGenSpecString(t *testing.T) {
 		{GenSpec{Name: "identity", N: 7, Seed: 5}, "identity:n=7"},
 		{GenSpec{Name: "uniform", M: 1, N: 2, Lo: math.Copysign(0, -1), Hi: 1e-300, Seed: 3}, "uniform:m=1,n=2,lo=-0,hi=1e-300,seed=3"},
 		{GenSpec{Name: "rankone", M: 1, N: 2, Sigma: 1.0 / 3}, "rankone:m=1,n=2,sigma=0.3333333333333333,seed=0"},
+		{GenSpec{Name: "lowrank", M: 1, N: 2, Rank: 1, Noise: 0.1, Sigma: 4}, "lowrank:m=1,n=2,rank=1,noise=0.1,seed=0"},
 		// Unknown names come back as they are.
 		{GenSpec{Name: "bogus", M: 1}, "bogus"},
 		{GenSpec{}, ""},
@@ -428,6 +449,8 @@ func TestGeneratorsDeterminism(t *testing.T) {
 		"saddle:m=200,n=400,seed=8",
 		"rankone:m=200,n=400,sigma=0.3,seed=8",
 		"rankone:m=200,n=400,sigma=0,seed=8",
+		"lowrank:m=200,n=400,rank=3,noise=0.05,seed=8",
+		"lowrank:m=200,n=400,rank=11,noise=0,seed=8",
 	}
 	for _, str := range specs {
 		s, err := ParseGenSpec(str)
@@ -470,6 +493,7 @@ func FuzzParseGenSpec(f *testing.F) {
 	for _, s := range []string{
 		"uniform", "police:n=400,layout=grid,theta=0.5,seed=1", "identity:m=7", "cyclic:m=5,n=5",
 		"uniform: lo = -0 ,hi=0x1p-3", "rankone:m=3,n=2,sigma=0,seed=4", "nemirovski:n=3,family=1,alpha=1e-300",
+		"lowrank:m=4,n=9,rank=4,noise=0,seed=3", "lowrank:rank=1001", "lowrank:m=64,n=64,rank=64,noise=2",
 		"police:layout=grid,n=2", "uniform:m=3,m=3", "gaussian:m=,n=2", "saddle:seed=18446744073709551615",
 	} {
 		f.Add(s)
@@ -522,6 +546,7 @@ func TestGenerateRange32(t *testing.T) {
 		"uniform:m=3,n=3,lo=1e-40,hi=2e-40":  "below float32's normal range",
 		"police:n=9,theta=1e-50":             "below float32's normal range",
 		"rankone:m=3,n=3,sigma=1e39,seed=2":  "overflow float32",
+		"lowrank:m=3,n=3,rank=1,noise=1e39":  "overflow float32",
 		"uniform:m=3,n=3,lo=1e-30,hi=2e-30":  "",
 		"nemirovski:n=50,family=1,alpha=100": "",
 	} {

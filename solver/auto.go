@@ -59,9 +59,23 @@ import (
 //     hand over at once; larger rank-one games, whose crossover from the
 //     handover takes thousands of pivots, go on. This phase too goes on
 //     with the same run.
+//   - Every RM+ phase that a crossover may follow is watched: at each
+//     sample of its decay (a point per 10 % more passes), its passes so
+//     far plus those its decay predicts to the phase's gap are priced as
+//     above, and when they exceed twice the crossover's predicted time
+//     (once, for the half decade past the handover) the phase stops and
+//     the crossover starts from the best pair so far. The decisions
+//     above are thus renewed from RM+'s own progress, not taken once:
+//     on low-rank games RM+'s decay can look like T^−3 up to the
+//     handover and then stall (a 900×600 rank-3 game sat at relative gap
+//     1.3e-4 for 100,000 iterations), and small rank-one games can take
+//     10⁴ passes to the handover, which a crossover of milliseconds
+//     replaces.
 //   - After a crossover that did not reach the target (its subgame grew
 //     too large, its rounds ran out, rounding stalled it), RM+ goes on,
-//     warm-started from the best certified pair.
+//     warm-started from the best certified pair, watched the same way
+//     with the crossover's price doubled for each crossover so far; after
+//     4 crossovers RM+ goes on alone.
 //
 // The limits of Settings hold for the whole route, whose iterations are
 // RM+'s and the crossover's rounds (a subgame solve and a pass each); the
@@ -242,16 +256,38 @@ func (m *Auto) solveRoute(ctx context.Context, dst *Result, p Problem, s *Settin
 			s1.Init = append([]float64(nil), dst.X...)
 		}
 	}
+	polishNow := false
 	if s1 != nil {
-		if err := SolveInto(ctx, dst, p, s1, first); err != nil {
+		run := func(ctx context.Context) error {
+			if err := SolveInto(ctx, dst, p, s1, first); err != nil {
+				return err
+			}
+			ph.add(dst)
+			return nil
+		}
+		// Watched when a crossover may follow: should RM+'s own decay
+		// come to predict passes to its stop above twice a crossover of
+		// the support so far (the whole game without a restart), the
+		// crossover starts from where it is.
+		limit := 2 * polishSeconds(g, nil)
+		if restarting {
+			limit = 2 * polishSeconds(g, dst)
+		}
+		if !polishing {
+			limit = math.Inf(1)
+		}
+		fired, err := m.watched(ctx, dst, g, stop, ph, run, limit)
+		if err != nil {
 			return err
 		}
-		ph.add(dst)
+		if fired {
+			polishNow, dst.Status = true, Converged
+		}
 	}
 	// goOn runs RM+ again to the relative gap rel, warm-started from the
 	// best pair: a new run after the crossover (fresh, and in the route),
 	// else the same run going on with its regrets.
-	goOn := func(rel float64) error {
+	goOn := func(ctx context.Context, rel float64) error {
 		if m.rm.carried == ([2]float64{}) {
 			route += " → " + first.Name()
 		}
@@ -263,38 +299,45 @@ func (m *Auto) solveRoute(ctx context.Context, dst *Result, p Problem, s *Settin
 		ph.add(dst)
 		return nil
 	}
-	polishNow := false
-	if looking && dst.Status == Converged && !ph.met(dst) && dst.RelGap > handover {
+	if looking && !polishNow && dst.Status == Converged && !ph.met(dst) && dst.RelGap > handover {
 		if polishNow = ph.earlyPays(g, dst, handover); !polishNow {
-			if err := goOn(handover); err != nil {
+			// Watched as above.
+			fired, err := m.watched(ctx, dst, g, handover, ph, to(goOn, handover), 2*polishSeconds(g, dst))
+			if err != nil {
 				return err
+			}
+			if fired {
+				polishNow, dst.Status = true, Converged
 			}
 		}
 	}
 	switch {
 	case dst.Status != Converged || ph.met(dst) || !polishing:
 	case polishNow:
-		if err := m.finishByPolish(ctx, dst, g, target, ph, &route, goOn); err != nil {
+		if err := m.finish(ctx, dst, g, target, ph, &route, goOn, true); err != nil {
 			return err
 		}
 	case ph.polishPays(g, dst, target):
 		if next := handover / sqrt10; g.m*g.n >= decadeMinEntries && next > target && ph.decadePays(g, dst) {
 			// Half a decade more of RM+ first: its passes cost less than
-			// what a better support guess saves the crossover.
-			if err := goOn(next); err != nil {
+			// what a better support guess saves the crossover. Watched:
+			// should its own progress put those passes above the whole
+			// crossover, the crossover starts at once.
+			fired, err := m.watched(ctx, dst, g, next, ph, to(goOn, next), polishSeconds(g, dst))
+			if err != nil {
 				return err
 			}
-			if dst.Status != Converged || ph.met(dst) {
+			if !fired && (dst.Status != Converged || ph.met(dst)) {
 				break
 			}
 		}
-		if err := m.finishByPolish(ctx, dst, g, target, ph, &route, goOn); err != nil {
+		if err := m.finish(ctx, dst, g, target, ph, &route, goOn, true); err != nil {
 			return err
 		}
 	default:
 		// From its handover pair, warm-started with the handover
-		// phase's regret level (carried, see Auto).
-		if err := goOn(target); err != nil {
+		// phase's regret level (carried, see Auto), watched.
+		if err := m.finish(ctx, dst, g, target, ph, &route, goOn, false); err != nil {
 			return err
 		}
 	}
@@ -313,16 +356,112 @@ func (m *Auto) recalibrate(ph *phases) {
 	}
 }
 
-// finishByPolish runs the crossover and, if it does not reach the target
-// and the limits leave room, a fresh RM+ run from its best pair.
-func (m *Auto) finishByPolish(ctx context.Context, dst *Result, g *MatrixGame, target float64, ph *phases, route *string, goOn func(float64) error) error {
-	*route += " → polish"
-	ok, err := m.polish(ctx, dst, g, target, ph)
-	if err != nil || ok || !ph.left() {
-		return err
+// finish brings the route from a pair at or below the handover to the
+// target: by the crossover at once when polishFirst, else by RM+ watched
+// (see watched) until its own measured decay says the crossover is the
+// faster finish. A crossover that misses the target (its subgame grew too
+// large, its rounds ran out, rounding stalled it) is followed by a fresh,
+// watched RM+ run from its best pair, with the crossover's predicted cost
+// doubled for each miss so far: the next crossover starts from a better
+// pair, and only when RM+ has fallen that much further behind. After
+// maxCrossovers misses RM+ goes on alone.
+func (m *Auto) finish(ctx context.Context, dst *Result, g *MatrixGame, target float64, ph *phases, route *string, goOn phaseFunc, polishFirst bool) error {
+	penalty, crossovers, polishNow := 1.0, 0, polishFirst
+	for {
+		if polishNow {
+			*route += " → polish"
+			ok, err := m.polish(ctx, dst, g, target, ph)
+			if err != nil || ok || !ph.left() {
+				return err
+			}
+			crossovers++
+			penalty *= 2
+			m.recalibrate(ph)
+			if m.rm.carried == ([2]float64{}) {
+				// A fresh run: its decay is its own.
+				ph.gaps, ph.decayBase = ph.gaps[:0], ph.stats.MatrixPasses
+			}
+			if crossovers == maxCrossovers {
+				return goOn(ctx, target)
+			}
+		}
+		fired, err := m.watched(ctx, dst, g, target, ph, to(goOn, target), 2*penalty*polishSeconds(g, dst))
+		if err != nil || !fired {
+			return err
+		}
+		polishNow = true
 	}
-	m.recalibrate(ph)
-	return goOn(target)
+}
+
+// maxCrossovers is the number of crossovers after which a route that
+// still misses its target leaves the rest to RM+.
+const maxCrossovers = 4
+
+// phaseFunc runs an RM+ phase of the route to a relative gap.
+type phaseFunc func(ctx context.Context, rel float64) error
+
+// to returns the phase goOn to the relative gap rel.
+func to(goOn phaseFunc, rel float64) func(context.Context) error {
+	return func(ctx context.Context) error { return goOn(ctx, rel) }
+}
+
+// watched runs the RM+ phase run, to the relative gap rel, and stops it
+// early (fired) when, at one of the decay's samples, its passes so far
+// and those its decay predicts to rel (see phases.decay) would take
+// longer than limit seconds at autoBandwidth (see watch.check). The prediction is the one polishPays
+// makes at the handover, renewed as the run goes: a run whose gap decays
+// as predicted never fires, one that stagnates (low-rank games, whose
+// RM+ gap can stall near 1e-7 for 10⁵ iterations) fires as soon as its
+// measured decay says so. A fired phase's status is NotTerminated.
+func (m *Auto) watched(ctx context.Context, dst *Result, g *MatrixGame, rel float64, ph *phases, run func(context.Context) error, limit float64) (fired bool, err error) {
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ph.watch = watch{g: g, target: rel, limit: limit, cancel: cancel, from: ph.stats.MatrixPasses - ph.decayBase}
+	err = run(wctx)
+	fired = ph.watch.fired
+	ph.watch = watch{}
+	if err == nil && fired && dst.Status == Canceled && ctx.Err() == nil {
+		dst.Status = NotTerminated
+		return true, nil
+	}
+	return false, err
+}
+
+// watch is the state of a watched RM+ phase (see Auto.watched); its zero
+// value watches nothing.
+type watch struct {
+	g      *MatrixGame
+	target float64
+	limit  float64
+	cancel context.CancelFunc
+	from   int // the decay's passes when the phase started
+	fired  bool
+}
+
+// watchMinPasses is the fewest passes a watched phase runs before its
+// decay may stop it (and at least as many as the decay had before it), so
+// that the first samples of a fresh run do not decide.
+const watchMinPasses = 20
+
+// check stops the watched phase when its passes so far and those its
+// decay predicts to the target exceed the limit together; passes are the
+// decay's at its latest sample. The passes so far count because the
+// decay's prediction is optimistic where RM+ stagnates in steps (gap ∝
+// T^−α with α clamped to [1, 3] by decay): a phase that has spent more
+// than the limit is wrong about its cost whatever it predicts next.
+func (w *watch) check(ph *phases, passes int) {
+	if w.cancel == nil || w.fired || passes-w.from < max(watchMinPasses, w.from) {
+		return
+	}
+	end, alpha, ok := ph.decay()
+	if !ok || end.gap <= w.target {
+		return
+	}
+	rest := float64(end.passes) * (math.Pow(end.gap/w.target, 1/alpha) - 1)
+	if passSeconds(w.g, float64(passes-w.from)+rest) > w.limit {
+		w.fired = true
+		w.cancel()
+	}
 }
 
 // relTarget is the relative gap s asks for a game: the tighter of RelGap
@@ -455,6 +594,7 @@ type phases struct {
 	// the extrapolations of earlyPays, polishPays and decadePays.
 	gaps      []passGap
 	decayBase int
+	watch     watch
 }
 
 type passGap struct {
@@ -528,9 +668,9 @@ func (ph *phases) fill(dst *Result) {
 	switch {
 	case ph.met(dst):
 		dst.Status = Converged
-	case dst.Status == Converged:
-		// The last phase met only its own target (a handover): the
-		// route ended on a limit.
+	case dst.Status == Converged || dst.Status == NotTerminated:
+		// The last phase met only its own target (a handover) or was
+		// stopped by the route (watched): the route ended on a limit.
 		dst.Status = ph.limit()
 	}
 }
@@ -543,7 +683,7 @@ func (ph *phases) polishPays(g *MatrixGame, dst *Result, target float64) bool {
 		return true
 	}
 	passes := float64(end.passes) * (math.Pow(end.gap/target, 1/alpha) - 1)
-	return polishSeconds(dst) < passSeconds(g, passes)
+	return polishSeconds(g, dst) < passSeconds(g, passes)
 }
 
 // earlyPays predicts, a decade before the handover, whether the crossover
@@ -557,7 +697,7 @@ func (ph *phases) earlyPays(g *MatrixGame, dst *Result, handover float64) bool {
 		return false
 	}
 	passes := float64(end.passes) * (math.Pow(end.gap/handover, 1/alpha) - 1)
-	return polishSeconds(dst) < passSeconds(g, passes)/2
+	return polishSeconds(g, dst) < passSeconds(g, passes)/2
 }
 
 // sqrt10 is the factor by which decadePays's extra RM+ phase lowers the
@@ -587,7 +727,7 @@ func (ph *phases) decadePays(g *MatrixGame, dst *Result) bool {
 		return false
 	}
 	passes := float64(end.passes) * (math.Pow(sqrt10, 1/alpha) - 1)
-	return passSeconds(g, passes) < polishSeconds(dst)/2
+	return passSeconds(g, passes) < polishSeconds(g, dst)/2
 }
 
 // decay returns the first phase's last gap and the exponent α of its
@@ -627,8 +767,13 @@ func passSeconds(g *MatrixGame, passes float64) float64 {
 // subgame costs k·l. On square supports it is the measured s³; a police
 // game's lopsided supports a decade before the handover (22 rows and 443
 // columns) are a crossover of milliseconds, not of the larger side's cube.
-func polishSeconds(dst *Result) float64 {
-	sub := math.Sqrt(float64(support(dst.Row)) * float64(support(dst.Column)))
+// A nil dst stands for the whole game.
+func polishSeconds(g *MatrixGame, dst *Result) float64 {
+	k, l := float64(g.m), float64(g.n)
+	if dst != nil {
+		k, l = float64(support(dst.Row)), float64(support(dst.Column))
+	}
+	sub := math.Sqrt(k * l)
 	return autoSubgames * autoSecondsPerCub * sub * sub * sub
 }
 
@@ -676,6 +821,7 @@ func (pr *phaseRecorder) Record(r *Record) error {
 	passes := pr.base.MatrixPasses + r.MatrixPasses - pr.ph.decayBase
 	if g := pr.ph.gaps; len(g) == 0 || float64(passes) >= 1.1*float64(g[len(g)-1].passes) {
 		pr.ph.gaps = append(g, passGap{passes, r.RelGap})
+		pr.ph.watch.check(pr.ph, passes)
 	}
 	if pr.r == nil {
 		return nil

@@ -293,6 +293,34 @@ func TestGenFormats(t *testing.T) {
 			t.Errorf("%s: read back a different matrix", c.file)
 		}
 	}
+	// The low-rank generator's flags --rank and --noise are its spec's
+	// keys, and a file argument refuses them.
+	lr, err := datasets.Generate(tensor.Float64, mustSpec(t, "lowrank:m=12,n=7,rank=2,noise=0.5,seed=4"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"gen", "lowrank", "--m", "12", "--n", "7", "--rank", "2", "--noise", "0.5", "--seed", "4"},
+		{"gen", "lowrank:m=12,n=7,rank=2,noise=0.5,seed=4"},
+	} {
+		path := filepath.Join(dir, "lr.npy")
+		if code, _, stderr := gpump(t, append(args, "-o", path, "-q")...); code != exitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		got, err := datasets.Read(path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !equalDense(got, lr) {
+			t.Errorf("%v: a different matrix", args)
+		}
+	}
+	if code, _, stderr := gpump(t, "solve", filepath.Join(dir, "lr.npy"), "--rank", "2", "-q"); code != exitError || !strings.Contains(stderr, "--rank applies to a generated matrix") {
+		t.Errorf("solve FILE --rank: exit %d, %s", code, stderr)
+	}
+	if code, _, stderr := gpump(t, "gen", "lowrank:m=3,n=5,rank=4", "-o", filepath.Join(dir, "x.npy"), "-q"); code != exitError || !strings.Contains(stderr, "rank 4") {
+		t.Errorf("gen lowrank rank 4 of 3×5: exit %d, %s", code, stderr)
+	}
 	for _, bad := range [][]string{
 		{"gen", "nosuch", "-o", filepath.Join(dir, "x.npy")},
 		{"gen", "uniform", "-o", filepath.Join(dir, "x.mtx")},

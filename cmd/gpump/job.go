@@ -44,11 +44,13 @@ func genFlags() []cli.Flag {
 		&cli.StringFlag{Name: "layout", Usage: "police: houses on a line or a grid (n a perfect square)", DefaultText: "line"},
 		&cli.Float64Flag{Name: "alpha", Usage: "nemirovski: exponent", DefaultText: "the generator's"},
 		&cli.IntFlag{Name: "family", Usage: "nemirovski: family 1 or 2", DefaultText: "the generator's"},
+		&cli.IntFlag{Name: "rank", Usage: "lowrank: rank of the low-rank part", DefaultText: "the generator's"},
+		&cli.Float64Flag{Name: "noise", Usage: "lowrank: standard deviation of the noise", DefaultText: "the generator's"},
 	}
 }
 
 // genKeys maps generator flags to datasets.ParseGenSpec keys.
-var genKeys = []string{"m", "n", "seed", "lo", "hi", "sigma", "theta", "layout", "alpha", "family"}
+var genKeys = []string{"m", "n", "seed", "lo", "hi", "sigma", "theta", "layout", "alpha", "family", "rank", "noise"}
 
 // solverFlags configure the method and its stopping; solve and batch share
 // them. The method's own constants are its knobs (knobFlags).
@@ -407,7 +409,7 @@ func genSpec(c flagGetter, gen string) (datasets.GenSpec, error) {
 		}
 		var v string
 		switch k {
-		case "m", "n", "family":
+		case "m", "n", "family", "rank":
 			v = strconv.Itoa(c.Int(k))
 		case "seed":
 			v = strconv.FormatUint(c.Uint64(k), 10)

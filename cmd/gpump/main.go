@@ -133,6 +133,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			ganCommand(),
 			batchCommand(),
 			genCommand(),
+			verifyCommand(),
 			benchCommand(),
 			devicesCommand(),
 			selftestCommand(),

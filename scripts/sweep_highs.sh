@@ -1,0 +1,93 @@
+#!/bin/sh
+# The sweep of docs/sweep.md: gpump's default route against scipy's HiGHS
+# (interior point and dual simplex) at relative gap 1e-9, and the default
+# against --algo rm+ at 1e-4, on the repository's families and on games
+# it was not tuned on (low-rank plus noise of several shapes, numpy-made
+# skew-symmetric and ternary games), 600 to 2000 a side, each matrix
+# solved by every method in the same run.
+#
+#   scripts/sweep_highs.sh [games...]     (default: the list below)
+#
+# A game is a generator spec (see gpump gen --help) or one of the numpy
+# games np-lowrank:M,N,RANK,NOISE,SEED (U Vᵀ + noise·G, U, V, G standard
+# normal from numpy's default_rng(SEED), the construction the issue's
+# first table used), np-skew:N,SEED (B − Bᵀ, B standard normal; value 0)
+# and np-ternary:M,N,SEED (entries uniform in {−1, 0, 1}).
+#
+# Needs Go, and /usr/bin/python3 with numpy and scipy (Debian:
+# apt-get install python3-numpy python3-scipy). Prints a markdown table:
+# per method the seconds, then (passes over A; subgame solves) for gpump,
+# "—" and the status where a method did not reach the target. Every gap is
+# the returned strategies' own, recomputed from A (gpump: its final pass;
+# HiGHS: scripts/peers.py). The speed-up is the faster HiGHS method's time
+# over gpump's. gpump runs with --threads ${THREADS:-2} and its default
+# --max-iter (100000): no limit is raised for it.
+set -e
+py=${PYTHON:-/usr/bin/python3}
+threads=${THREADS:-2}
+cd "$(dirname "$0")/.."
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+go build -o "$work/gpump" ./cmd/gpump
+games=${*:-"uniform:m=1000,n=1000,seed=101 gaussian:m=1000,n=1000,seed=102 police:n=1000,layout=line,seed=103 police:n=1024,layout=grid,seed=104 rankone:m=1000,n=1000,seed=105 cyclic:n=1001 saddle:m=1000,n=800,seed=107 rankone:m=700,n=1100,sigma=0.01,seed=108 lowrank:m=900,n=600,rank=3,noise=0.05,seed=109 lowrank:m=900,n=600,rank=3,noise=0.03,seed=5 lowrank:m=1000,n=1000,rank=3,noise=0.05,seed=110 lowrank:m=600,n=1500,rank=2,noise=0.02,seed=111 lowrank:m=2000,n=1500,rank=5,noise=0.05,seed=112 np-lowrank:900,600,3,0.05,1 np-skew:1000,113 np-ternary:1500,700,114"}
+field() { "$py" -c "import json,sys; o=json.load(sys.stdin); print($1)"; }
+make_game() { # $1: game, $2: output .npy
+	case $1 in
+	np-*)
+		"$py" - "$1" "$2" <<'EOF'
+import sys
+import numpy as np
+kind, args = sys.argv[1].split(":")
+a = args.split(",")
+if kind == "np-lowrank":
+    m, n, r, noise, seed = int(a[0]), int(a[1]), int(a[2]), float(a[3]), int(a[4])
+    rng = np.random.default_rng(seed)
+    u, v = rng.standard_normal((m, r)), rng.standard_normal((n, r))
+    A = u @ v.T + noise * rng.standard_normal((m, n))
+elif kind == "np-skew":
+    n, seed = int(a[0]), int(a[1])
+    b = np.random.default_rng(seed).standard_normal((n, n))
+    A = b - b.T
+elif kind == "np-ternary":
+    m, n, seed = int(a[0]), int(a[1]), int(a[2])
+    A = np.random.default_rng(seed).integers(-1, 2, (m, n)).astype(float)
+else:
+    sys.exit("unknown numpy game " + kind)
+np.save(sys.argv[2], A)
+EOF
+		;;
+	*) "$work/gpump" gen "$1" -o "$2" -q ;;
+	esac
+}
+echo "| game | gpump default, 1e-9 | HiGHS ipm | HiGHS dual simplex | speed-up | gpump default, 1e-4 | gpump rm+, 1e-4 |"
+echo "|---|---|---|---|---|---|---|"
+for f in $games; do
+	make_game "$f" "$work/a.npy"
+	highs='"%.2f" % o["seconds"] if o.get("relative_gap", 1) <= 1e-9 else "— (%s)" % o.get("error", "rel. gap %.1e" % o.get("relative_gap", 1))'
+	ipm=$("$py" scripts/peers.py "$work/a.npy" --highs-ipm | field "$highs")
+	ds=$("$py" scripts/peers.py "$work/a.npy" --highs-ds | field "$highs")
+	solve() { # $1: eps, then flags
+		e=$1
+		shift
+		"$work/gpump" solve "$work/a.npy" --eps "$e" --threads "$threads" --json -q "$@" || true
+	}
+	solve 1e-9 >"$work/r9.json"
+	auto9=$(field '("%.3f (%d; %d)" % (o["seconds"], o["matrix_passes"], o.get("subgame_solves", 0))) if o["status"] == "converged" else "— (%s at %.1e)" % (o["status"], o["relative_gap"])' <"$work/r9.json")
+	speed=$("$py" - "$work/r9.json" "$ipm" "$ds" <<'EOF'
+import json, sys
+o = json.load(open(sys.argv[1]))
+def s(x):
+    try:
+        return float(x.split()[0])
+    except ValueError:
+        return float("inf")
+h = min(s(sys.argv[2]), s(sys.argv[3]))
+ok = o["status"] == "converged" and h < float("inf")
+print("%.1f×" % (h / max(o["seconds"], 1e-3)) if ok else "—")
+EOF
+)
+	auto4=$(solve 1e-4 | field '("%.3f (%d; %d)" % (o["seconds"], o["matrix_passes"], o.get("subgame_solves", 0))) if o["status"] == "converged" else "— (%s at %.1e)" % (o["status"], o["relative_gap"])')
+	rm4=$(solve 1e-4 --algo rm+ | field '("%.3f (%d)" % (o["seconds"], o["matrix_passes"])) if o["status"] == "converged" else "— (%s at %.1e)" % (o["status"], o["relative_gap"])')
+	shape=$("$py" -c "import numpy as np; a=np.load('$work/a.npy', mmap_mode='r'); print('%d×%d' % a.shape)")
+	echo "| $f ($shape) | $auto9 | $ipm | $ds | $speed | $auto4 | $rm4 |"
+done
