@@ -387,6 +387,11 @@ func (r *instanceRun) solve(ctx context.Context, c *cli.Context, in *instance) {
 		r.solveFiles(ctx, c, in)
 		return
 	}
+	r.solveAlone(ctx, c, in)
+}
+
+// solveAlone runs an instance that is not a group of files.
+func (r *instanceRun) solveAlone(ctx context.Context, c *cli.Context, in *instance) {
 	line, j, kind := solveInstance(ctx, c, in, r.threads, r.log)
 	if o := line.solveOutput; o != nil && j == nil {
 		size := int64(8)
