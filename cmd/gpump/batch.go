@@ -25,6 +25,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/gpump/gpump/datasets"
+	"github.com/gpump/gpump/internal/atomicfile"
 )
 
 func batchCommand() *cli.Command {
@@ -206,22 +207,12 @@ func batchAction(c *cli.Context) error {
 	out := c.App.Writer
 	human := path == "" && c.String("output") != "-" && !c.Bool("json") && isTerminal(out)
 	if path != "" {
-		flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
-		if c.Bool("resume") {
-			if done, err = readResults(path); err != nil {
-				return err
-			}
-			flags = os.O_WRONLY | os.O_CREATE | os.O_APPEND
-		}
-		// Opening a FIFO waits for a reader: a signal stops the wait.
-		f, err := interruptible(c.Context.Done(), "opening --output "+path, func() (*os.File, error) {
-			return os.OpenFile(path, flags, 0o644)
-		})
+		f, d, err := openResults(c.Context, path, c.Bool("resume"))
 		if err != nil {
-			return fmt.Errorf("--output: %w", err)
+			return err
 		}
 		defer f.Close()
-		out = f
+		out, done = f, d
 	}
 
 	var (
@@ -554,7 +545,7 @@ type listing struct {
 }
 
 func (l *listing) add(name, file string, args []string, err error) {
-	l.insts = append(l.insts, &instance{index: len(l.insts), name: name, file: file, args: args, err: err})
+	l.insts = append(l.insts, &instance{index: len(l.insts), name: displayName(name), file: file, args: args, err: err})
 }
 
 // addFile adds the file p named by an argument, once. listed says it comes
@@ -830,6 +821,55 @@ func appendNewline(path string) error {
 		err = cerr
 	}
 	return err
+}
+
+// openResults opens the batch's results file at path for writing (for
+// --resume, after reading the results it holds, appending). A regular file
+// is locked first (flock), so that two batches never write one file: the
+// second fails, saying so; a file the command may not replace (read-only,
+// another user's) is refused as gpump solve refuses it. A pipe, a device or
+// a descriptor (/dev/stdout) is written in place, and opening a FIFO, which
+// waits for a reader, stops at the first signal (ctx); it cannot be
+// resumed: it holds no results to read.
+func openResults(ctx context.Context, path string, resume bool) (*os.File, map[string]int, error) {
+	if atomicfile.InPlace(path) {
+		if resume {
+			return nil, nil, fmt.Errorf("--resume: --output %s is not a regular file: it holds no results to resume", path)
+		}
+		o, err := atomicfile.CreateContext(ctx, path)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, nil, &interruptedError{"opening --output " + path + ", waiting for a reader"}
+			}
+			return nil, nil, outputErr("--output", err)
+		}
+		return o.File, nil, nil
+	}
+	if err := atomicfile.CheckReplace(path); err != nil {
+		return nil, nil, outputErr("--output", err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--output: %w", err)
+	}
+	if err := lockOutput(f); err != nil {
+		f.Close()
+		if errors.Is(err, errLocked) {
+			return nil, nil, fmt.Errorf("--output %s: another gpump batch is writing it (it holds the file's lock): wait for it to end, or give another --output", path)
+		}
+		return nil, nil, fmt.Errorf("--output %s: locking: %w", path, err)
+	}
+	done := map[string]int(nil)
+	if resume {
+		if done, err = readResults(path); err != nil {
+			f.Close()
+			return nil, nil, err
+		}
+	} else if err := f.Truncate(0); err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("--output %s: %w", path, err)
+	}
+	return f, done, nil
 }
 
 // btoi is 1 for true and 0 for false.

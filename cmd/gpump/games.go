@@ -455,7 +455,7 @@ func gameOutput(res *solver.BatchResult, j *job, batch *solver.Batch, k int, in 
 		GapPasses: res.GapPasses, Oracle: "exact", Rejections: res.Rejections, Restarts: res.Restarts,
 		Step: finiteOrNil(res.Step), Seconds: res.Runtime.Seconds(),
 		Algorithm: res.Method, Route: res.Route, SubgameSolves: res.SubgameSolves, SubgameSize: res.SubgameSize,
-		SubgameSeconds: res.SubgameTime.Seconds(), Source: in.file, Format: formatOf(in.file, j), M: m, N: n,
+		SubgameSeconds: res.SubgameTime.Seconds(), Source: displayName(in.file), Format: formatOf(in.file, j), M: m, N: n,
 		Precision: precisionName(a.Dtype()), MaxAbsEntry: res.MaxAbs, TargetRelativeGap: s.RelGap, TargetAbsoluteGap: s.AbsGap,
 		Device: "cpu", Threads: 1, Kernels: cpuKernels(),
 	}

@@ -204,7 +204,7 @@ func (j *job) run(ctx context.Context, rec solver.Recorder, log *slog.Logger) (*
 		Rejections: res.Rejections, Restarts: res.Restarts, Step: finiteOrNil(res.Step),
 		Seconds: res.Runtime.Seconds(), LoadSeconds: load.Seconds(),
 		Algorithm: res.Method, Route: res.Route, SubgameSolves: res.SubgameSolves, SubgameSize: res.SubgameSize,
-		SubgameSeconds: res.SubgameTime.Seconds(), Source: l.source, Format: l.format, M: m, N: n,
+		SubgameSeconds: res.SubgameTime.Seconds(), Source: displayName(l.source), Format: l.format, M: m, N: n,
 		Precision: precisionName(l.a.Dtype()), MaxAbsEntry: game.MaxAbs(), TargetRelativeGap: s.RelGap,
 		Device: backend.Name(), Threads: j.threads, Kernels: kernelsOf(backend),
 		RoundingBound: l.rounding * game.MaxAbs(), TargetAbsoluteGap: s.AbsGap,
