@@ -345,11 +345,7 @@ func batchAction(c *cli.Context) error {
 // marshalLine encodes l as one line of JSON, newline included, leaving
 // '<', '>' and '&' (in dtypes and messages) as they are.
 func marshalLine(l *batchLine) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	err := enc.Encode(l)
-	return b.Bytes(), err
+	return encodeJSON(l, false) // non-finite numbers as null (finite.go)
 }
 
 // instanceRun is what a batch worker needs to run an instance.

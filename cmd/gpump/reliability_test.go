@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -131,4 +132,51 @@ func TestBatchF32Certificate(t *testing.T) {
 func gameOfFile(l map[string]any) int {
 	name := filepath.Base(l["instance"].(string))
 	return int(strings.TrimSuffix(name, ".npy")[1] - '0')
+}
+
+// TestNonFiniteResult: a result with numbers JSON cannot hold (a float32
+// game of entries ±1.8e308, whose gaps overflow) is written all the same,
+// those numbers as null, by solve and by batch.
+func TestNonFiniteResult(t *testing.T) {
+	const big = 1.7976931348623157e308
+	path := writeMatrix(t, "big.npy", 2, 2, []float64{big, -big, -big, big})
+	out := filepath.Join(t.TempDir(), "r.json")
+	code, _, stderr := gpump(t, "solve", path, "--precision", "f32", "-o", out, "-q")
+	b, err := os.ReadFile(out)
+	if err != nil || code == exitError {
+		t.Fatalf("solve: exit %d, %q, %v", code, stderr, err)
+	}
+	var o map[string]any
+	if err := json.Unmarshal(b, &o); err != nil || o["status"] == nil || o["m"] != 2.0 {
+		t.Errorf("solve wrote %v (%v)", o, err)
+	}
+	res := filepath.Join(t.TempDir(), "r.jsonl")
+	code, _, stderr = gpump(t, "batch", path, "--precision", "f32", "-o", res, "-q")
+	if lines := readLines(t, res); code == exitError || len(lines) != 1 || lines[0]["status"] == "error" {
+		t.Errorf("batch: exit %d, %q, %v", code, stderr, lines)
+	}
+	// The policy itself, on every kind of field.
+	v := struct {
+		A float64            `json:"a"`
+		B *float64           `json:"b,omitempty"`
+		C []float64          `json:"c"`
+		D map[string]float64 `json:"d"`
+		E string             `json:"e"`
+		*solveOutput
+	}{A: math.Inf(1), B: new(float64), C: []float64{1, math.NaN()}, D: map[string]float64{"x": math.Inf(-1)}, E: "<&>", solveOutput: &solveOutput{Gap: math.NaN(), Status: "limit"}}
+	*v.B = math.NaN()
+	got, err := encodeJSON(v, false)
+	if err != nil || !strings.HasPrefix(string(got), `{"a":null,"b":null,"c":[1,null],"d":{"x":null},"e":"<&>","status":"limit","gap":null,`) {
+		t.Errorf("encodeJSON: %s, %v", got, err)
+	}
+}
+
+// TestMemoryMessage: a matrix larger than what the process may take is
+// refused before it is allocated, in one line (a tall 3·10⁹×1 game counts
+// its vectors, 408 GB).
+func TestMemoryMessage(t *testing.T) {
+	code, _, stderr := gpump(t, "solve", "--gen", "uniform:m=3000000000,n=1", "-q")
+	if code != exitError || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "408.0 GB") {
+		t.Errorf("exit %d, %q", code, stderr)
+	}
 }

@@ -67,7 +67,7 @@ func (j *job) load(ctx context.Context) (*loaded, error) {
 			size = 4
 		}
 		if !j.mmap {
-			if err := checkMemory(info.Rows, info.Cols, size); err != nil {
+			if err := checkSolveMemory(info.Rows, info.Cols, size); err != nil {
 				return nil, fmt.Errorf("%s: %w", j.path, err)
 			}
 		}
@@ -118,7 +118,7 @@ func (j *job) generate() (*loaded, error) {
 	if m == 0 {
 		m = n
 	}
-	if err := checkMemory(m, n, size); err != nil {
+	if err := checkSolveMemory(m, n, size); err != nil {
 		return nil, err
 	}
 	var err error
