@@ -455,7 +455,13 @@ func instanceJob(c *cli.Context, in *instance, threads int) (*job, error) {
 		}
 	}
 	if err := set.Parse(in.args); err != nil {
-		return nil, fmt.Errorf("manifest flags: %w", err)
+		// The flag package names a flag with one dash: name it as the
+		// line does.
+		msg := strings.Replace(err.Error(), "flag provided but not defined: -", "no such flag for a manifest line: --", 1)
+		if strings.Contains(msg, "--output") || strings.Contains(msg, "--strategies") || strings.Contains(msg, "--resume") {
+			msg += " (outputs are the batch's own: give them to gpump batch)"
+		}
+		return nil, fmt.Errorf("manifest flags: %s", msg)
 	}
 	g := layered{line: set, batch: c}
 	var args []string
@@ -676,6 +682,10 @@ func (l *listing) readManifest(r io.Reader, manifest string) error {
 			continue
 		}
 		first, rest := words[0], words[1:]
+		if strings.HasPrefix(first, "-") {
+			l.add(text, "", nil, fmt.Errorf("%s: line %d starts with the flag %s: a line is a payoff file or gen:NAME, then that instance's flags", manifest, ln, first))
+			continue
+		}
 		if spec, ok := strings.CutPrefix(first, "gen:"); ok {
 			l.add(text, "", append([]string{"--gen", spec}, rest...), nil)
 			continue

@@ -180,3 +180,56 @@ func TestMemoryMessage(t *testing.T) {
 		t.Errorf("exit %d, %q", code, stderr)
 	}
 }
+
+// TestMessages: errors name the user's words and files, the real cause,
+// and what to do; never a Go identifier or a temporary file.
+func TestMessages(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	tiny := write("tiny.csv", "1e-320,2e-320\n3e-320,1e-320\n")
+	for _, c := range []struct {
+		args      []string
+		want, not string
+	}{
+		{[]string{"solve", tiny, "--precision", "f32"}, "--precision f64", "pipe"},
+		{[]string{"solve", write("cr.csv", "1,2\r3,4\r"), "-q"}, "carriage return", "mixes numbers and text"},
+		{[]string{"solve", "--gen", "cyclic:n=3", "--handover", "2"}, "handover (Handover) must be in [0, 1), got 2", "got 0 and 2"},
+		{[]string{"bench", "--threads", "-3", "--m", "10", "--n", "10"}, "--threads must be at least 0", "goroutine"},
+	} {
+		code, _, stderr := gpump(t, c.args...)
+		if code != exitError || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, c.want) || strings.Contains(stderr, c.not) {
+			t.Errorf("%q: exit %d, %q; want %q, not %q", c.args, code, stderr, c.want, c.not)
+		}
+	}
+	// Manifest lines: a flag of the batch's, and flags without a file.
+	for _, c := range []struct{ line, want string }{
+		{"gen:cyclic:n=3 --output x.json", "--output (outputs are the batch's own"},
+		{"--algo rm+ --eps 1e-3", "starts with the flag --algo"},
+	} {
+		out := filepath.Join(dir, "m.jsonl")
+		gpump(t, "batch", "--manifest", writeManifest(t, c.line+"\n"), "-o", out, "-q")
+		if l := readLines(t, out); len(l) != 1 || !strings.Contains(l[0]["error"].(string), c.want) {
+			t.Errorf("manifest line %q: %v", c.line, l)
+		}
+	}
+	// Small float64 files of entries near 1e-40, grouped as float32: each
+	// is scaled and solved as alone, not failed naming a Go function.
+	files := filepath.Join(dir, "small")
+	os.Mkdir(files, 0o755)
+	for k := range 3 {
+		writeAt(t, filepath.Join(files, fmt.Sprintf("g%d.npy", k)), 2, 2, []float64{1e-40, 0, 0, 1e-40 * float64(k+1)})
+	}
+	out := filepath.Join(dir, "small.jsonl")
+	code, _, stderr := gpump(t, "batch", files, "--precision", "f32", "-o", out, "-q")
+	for _, l := range readLines(t, out) {
+		if l["status"] != "converged" || l["rounding_bound"] == nil {
+			t.Errorf("exit %d, %q: %v", code, stderr, l)
+		}
+	}
+}

@@ -266,3 +266,24 @@ func TestAbortAll(t *testing.T) {
 		t.Errorf("%d entries left", len(es))
 	}
 }
+
+// TestWriteErrorNamesPath: a failing write names the output, never its
+// temporary file.
+func TestWriteErrorNamesPath(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "out.npy")
+	f, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Abort()
+	f.File.Close() // makes every write fail
+	for _, err := range []error{
+		func() error { _, err := f.Write([]byte("x")); return err }(),
+		func() error { _, err := f.WriteString("x"); return err }(),
+		func() error { _, err := f.ReadFrom(strings.NewReader("x")); return err }(),
+	} {
+		if err == nil || !strings.Contains(err.Error(), path) || strings.Contains(err.Error(), ".tmp-") {
+			t.Errorf("write error %v", err)
+		}
+	}
+}
