@@ -219,7 +219,13 @@ func (p *csvParser[T]) nextLine() ([]byte, error) {
 		}
 	}
 	s = bytes.TrimSuffix(s, []byte{'\n'})
-	return bytes.TrimSuffix(s, []byte{'\r'}), nil
+	s = bytes.TrimSuffix(s, []byte{'\r'})
+	if k := bytes.IndexByte(s, '\r'); k >= 0 {
+		// Lines ended by a bare carriage return (classic Mac OS): say so,
+		// rather than see numbers and text mixed in one long line.
+		return nil, lineErr(p.line+1, k+1, `a carriage return (\r) inside the line: the file ends its lines with a bare \r; convert them to \n (tr '\r' '\n')`)
+	}
+	return s, nil
 }
 
 // isBlank reports whether c separates whitespace-separated fields.

@@ -144,3 +144,26 @@ func checkStack(t *tensor.Dense) error {
 	}
 	return nil
 }
+
+// StatStack reads the header of the 3-D .npy file at path, with the checks
+// of ReadStack: the number of games, and each game's shape and element
+// type as StatNPY gives a matrix's (Exact32 says whether reading the
+// stack as float32 loses nothing).
+func StatStack(path string) (games int, info NPYInfo, err error) {
+	f, size, err := openInput(path, "an npy file")
+	if err != nil {
+		return 0, NPYInfo{}, err
+	}
+	defer f.Close()
+	h, err := readHeaderOf(f, size, &npyHeader{stack: true, lenient: true})
+	if err == nil {
+		err = h.checkPlatform()
+	}
+	if err != nil {
+		return 0, NPYInfo{}, inFile(path, err)
+	}
+	return h.games, NPYInfo{
+		Rows: h.m / h.games, Cols: h.n, Descr: h.descr, Fortran: h.fortran,
+		Exact32: h.kind == 'f' && h.itemSize == 4 || h.kind != 'f' && h.itemSize <= 2,
+	}, nil
+}

@@ -104,8 +104,11 @@ func (m *Auto) Name() string { return "auto" }
 
 // Uses accepts every problem some method solves.
 func (m *Auto) Uses(p Problem) error {
-	if !(m.PolishBelow <= 1) || !(m.Handover >= 0 && m.Handover < 1) {
-		return fmt.Errorf("solver: auto needs PolishBelow ≤ 1 and Handover in [0, 1), got %g and %g", m.PolishBelow, m.Handover)
+	if !(m.PolishBelow <= 1) {
+		return fmt.Errorf("solver: auto's polish-below (PolishBelow) must be at most 1, got %g", m.PolishBelow)
+	}
+	if !(m.Handover >= 0 && m.Handover < 1) {
+		return fmt.Errorf("solver: auto's handover (Handover) must be in [0, 1), got %g", m.Handover)
 	}
 	return m.route(p).Uses(p)
 }

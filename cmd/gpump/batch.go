@@ -25,6 +25,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/gpump/gpump/datasets"
+	"github.com/gpump/gpump/internal/atomicfile"
 )
 
 func batchCommand() *cli.Command {
@@ -222,22 +223,12 @@ func batchAction(c *cli.Context) error {
 		}
 	}
 	if path != "" {
-		flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
-		if c.Bool("resume") {
-			if done, err = readResults(path); err != nil {
-				return err
-			}
-			flags = os.O_WRONLY | os.O_CREATE | os.O_APPEND
-		}
-		// Opening a FIFO waits for a reader: a signal stops the wait.
-		f, err := interruptible(c.Context.Done(), "opening --output "+path, func() (*os.File, error) {
-			return os.OpenFile(path, flags, 0o644)
-		})
+		f, d, err := openResults(c.Context, path, c.Bool("resume"))
 		if err != nil {
-			return fmt.Errorf("--output: %w", err)
+			return err
 		}
 		defer f.Close()
-		out = f
+		out, done = f, d
 	}
 
 	var (
@@ -373,11 +364,7 @@ func batchAction(c *cli.Context) error {
 // marshalLine encodes l as one line of JSON, newline included, leaving
 // '<', '>' and '&' (in dtypes and messages) as they are.
 func marshalLine(l *batchLine) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	err := enc.Encode(l)
-	return b.Bytes(), err
+	return encodeJSON(l, false) // non-finite numbers as null (finite.go)
 }
 
 // instanceRun is what a batch worker needs to run an instance.
@@ -406,6 +393,11 @@ func (r *instanceRun) solve(ctx context.Context, c *cli.Context, in *instance) {
 		r.solveFiles(ctx, c, in)
 		return
 	}
+	r.solveAlone(ctx, c, in)
+}
+
+// solveAlone runs an instance that is not a group of files.
+func (r *instanceRun) solveAlone(ctx context.Context, c *cli.Context, in *instance) {
 	line, j, kind := solveInstance(ctx, c, in, r.threads, r.log)
 	if o := line.solveOutput; o != nil && j == nil {
 		size := int64(8)
@@ -482,7 +474,13 @@ func instanceJob(c *cli.Context, in *instance, threads int) (*job, error) {
 		}
 	}
 	if err := set.Parse(in.args); err != nil {
-		return nil, fmt.Errorf("manifest flags: %w", err)
+		// The flag package names a flag with one dash: name it as the
+		// line does.
+		msg := strings.Replace(err.Error(), "flag provided but not defined: -", "no such flag for a manifest line: --", 1)
+		if strings.Contains(msg, "--output") || strings.Contains(msg, "--strategies") || strings.Contains(msg, "--resume") {
+			msg += " (outputs are the batch's own: give them to gpump batch)"
+		}
+		return nil, fmt.Errorf("manifest flags: %s", msg)
 	}
 	g := layered{line: set, batch: c}
 	var args []string
@@ -568,7 +566,7 @@ type listing struct {
 }
 
 func (l *listing) add(name, file string, args []string, err error) {
-	l.insts = append(l.insts, &instance{index: len(l.insts), name: name, file: file, args: args, err: err})
+	l.insts = append(l.insts, &instance{index: len(l.insts), name: displayName(name), file: file, args: args, err: err})
 }
 
 // addFile adds the file p named by an argument, once. listed says it comes
@@ -703,6 +701,10 @@ func (l *listing) readManifest(r io.Reader, manifest string) error {
 			continue
 		}
 		first, rest := words[0], words[1:]
+		if strings.HasPrefix(first, "-") {
+			l.add(text, "", nil, fmt.Errorf("%s: line %d starts with the flag %s: a line is a payoff file or gen:NAME, then that instance's flags", manifest, ln, first))
+			continue
+		}
 		if spec, ok := strings.CutPrefix(first, "gen:"); ok {
 			l.add(text, "", append([]string{"--gen", spec}, rest...), nil)
 			continue
@@ -844,6 +846,55 @@ func appendNewline(path string) error {
 		err = cerr
 	}
 	return err
+}
+
+// openResults opens the batch's results file at path for writing (for
+// --resume, after reading the results it holds, appending). A regular file
+// is locked first (flock), so that two batches never write one file: the
+// second fails, saying so; a file the command may not replace (read-only,
+// another user's) is refused as gpump solve refuses it. A pipe, a device or
+// a descriptor (/dev/stdout) is written in place, and opening a FIFO, which
+// waits for a reader, stops at the first signal (ctx); it cannot be
+// resumed: it holds no results to read.
+func openResults(ctx context.Context, path string, resume bool) (*os.File, map[string]int, error) {
+	if atomicfile.InPlace(path) {
+		if resume {
+			return nil, nil, fmt.Errorf("--resume: --output %s is not a regular file: it holds no results to resume", path)
+		}
+		o, err := atomicfile.CreateContext(ctx, path)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, nil, &interruptedError{"opening --output " + path + ", waiting for a reader"}
+			}
+			return nil, nil, outputErr("--output", err)
+		}
+		return o.File, nil, nil
+	}
+	if err := atomicfile.CheckReplace(path); err != nil {
+		return nil, nil, outputErr("--output", err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--output: %w", err)
+	}
+	if err := lockOutput(f); err != nil {
+		f.Close()
+		if errors.Is(err, errLocked) {
+			return nil, nil, fmt.Errorf("--output %s: another gpump batch is writing it (it holds the file's lock): wait for it to end, or give another --output", path)
+		}
+		return nil, nil, fmt.Errorf("--output %s: locking: %w", path, err)
+	}
+	done := map[string]int(nil)
+	if resume {
+		if done, err = readResults(path); err != nil {
+			f.Close()
+			return nil, nil, err
+		}
+	} else if err := f.Truncate(0); err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("--output %s: %w", path, err)
+	}
+	return f, done, nil
 }
 
 // btoi is 1 for true and 0 for false.

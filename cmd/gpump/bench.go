@@ -89,6 +89,9 @@ func benchAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if c.Int("threads") < 0 {
+		return fmt.Errorf("--threads must be at least 0 (0: all cores), got %d", c.Int("threads"))
+	}
 	if c.Duration("min-time") <= 0 {
 		return fmt.Errorf("--min-time must be positive, got %v", c.Duration("min-time"))
 	}

@@ -32,6 +32,17 @@ import (
 const fullDiskEnv = "GPUMP_TEST_FILE_LIMIT"
 
 func TestMain(m *testing.M) {
+	if room := os.Getenv(asLimitEnv); room != "" {
+		n, _ := strconv.ParseUint(room, 10, 64)
+		n += mappedBytes()
+		syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: n, Max: n})
+		os.Args = append([]string{"gpump"}, os.Args[1:]...)
+		main()
+	}
+	if os.Getenv(mainEnv) != "" {
+		os.Args = append([]string{"gpump"}, os.Args[1:]...)
+		main()
+	}
 	if limit := os.Getenv(fullDiskEnv); limit != "" {
 		n, _ := strconv.ParseUint(limit, 10, 64)
 		syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: n, Max: n})

@@ -38,6 +38,30 @@ type group struct {
 	// instances: each game's line is its instance's.
 	members []*instance
 	load    time.Duration // reading time per game, of separate files
+	// rounding is each game's rounding factor (loaded.rounding): its
+	// rounding_bound is rounding times its largest entry, as a lone
+	// solve of it reports. nil: all 0.
+	rounding []float64
+}
+
+// roundingOf is the rounding factor of game k of g.
+func (g *group) roundingOf(k int) float64 {
+	if g.rounding == nil {
+		return 0
+	}
+	return g.rounding[k]
+}
+
+// uniformRounding is a rounding factor r for each of b games (nil for 0).
+func uniformRounding(b int, r float64) []float64 {
+	if r == 0 {
+		return nil
+	}
+	s := make([]float64, b)
+	for k := range s {
+		s[k] = r
+	}
+	return s
 }
 
 // batchedKind says whether the job's file holds many games, from its
@@ -92,6 +116,12 @@ func batchedInput(j *job, kind string) (groups []group, bad []*batchLine, total 
 	case j.read.DType == tensor.Float64 && a.Dtype() == tensor.Float32:
 		g.a = widenStack(a)
 	case j.read.DType == tensor.Float32 && a.Dtype() == tensor.Float64:
+		// As for a matrix: float32 storage of entries defined in float64
+		// (not those of a type float32 holds exactly) moves the bracket
+		// by up to rounding_bound.
+		if _, info, err := datasets.StatStack(j.path); err != nil || !info.Exact32 {
+			g.rounding = uniformRounding(b, f32Rounding)
+		}
 		var keep []int
 		g.a, keep, bad = narrowStack(a)
 		g = subset(g, keep)
@@ -199,6 +229,10 @@ func readMembers(j *job) ([]group, []*batchLine, int, error) {
 		members := byKey[sk]
 		a := tensor.New(tensor.Of(sk.dt), tensor.WithShape(len(members), sk.m, sk.n))
 		g := group{a: a, index: members, keys: make([]string, len(members))}
+		if j.read.DType == tensor.Float32 {
+			// As a lone solve of a member (--key) reports it.
+			g.rounding = uniformRounding(len(members), f32Rounding)
+		}
 		for i, k := range members {
 			copyGame(a, i, mats[k], 0)
 			g.keys[i] = keys[k]
@@ -277,6 +311,7 @@ func solveGames(ctx context.Context, in *instance, j *job, groups []group, bad [
 						log.Error("game failed", "instance", in.name, "index", line.Index, "key", line.Key, "error", r.Err)
 					default:
 						out := gameOutput(r, j, batch, k, own, dev)
+						out.RoundingBound = g.roundingOf(k) * r.MaxAbs
 						out.LoadSeconds = g.load.Seconds()
 						line.Status, line.solveOutput = out.Status, out
 						if r.Err != nil {
@@ -356,7 +391,13 @@ func subset(g group, keep []int) group {
 	if g.members != nil {
 		out.members = make([]*instance, len(keep))
 	}
+	if g.rounding != nil {
+		out.rounding = make([]float64, len(keep))
+	}
 	for i, k := range keep {
+		if g.rounding != nil {
+			out.rounding[i] = g.rounding[k]
+		}
 		copyGame(out.a, i, g.a, k)
 		out.index[i] = g.index[k]
 		if g.keys != nil {
@@ -415,7 +456,7 @@ func gameOutput(res *solver.BatchResult, j *job, batch *solver.Batch, k int, in 
 		GapPasses: res.GapPasses, Oracle: "exact", Rejections: res.Rejections, Restarts: res.Restarts,
 		Step: finiteOrNil(res.Step), Seconds: res.Runtime.Seconds(),
 		Algorithm: res.Method, Route: res.Route, SubgameSolves: res.SubgameSolves, SubgameSize: res.SubgameSize,
-		SubgameSeconds: res.SubgameTime.Seconds(), Source: in.file, Format: formatOf(in.file, j), M: m, N: n,
+		SubgameSeconds: res.SubgameTime.Seconds(), Source: displayName(in.file), Format: formatOf(in.file, j), M: m, N: n,
 		Precision: precisionName(a.Dtype()), MaxAbsEntry: res.MaxAbs, TargetRelativeGap: s.RelGap, TargetAbsoluteGap: s.AbsGap,
 		Device: "cpu", Threads: 1, Kernels: cpuKernels(),
 	}
@@ -656,8 +697,23 @@ func (r *instanceRun) solveFiles(ctx context.Context, c *cli.Context, grp *insta
 			continue
 		}
 		t, err := datasets.Read(in.file, &j.read)
+		var re *datasets.RangeError
+		if errors.As(err, &re) {
+			// Entries float32 cannot hold as they are: a lone solve
+			// stores them scaled (see scale.go) and certifies them.
+			r.solveAlone(ctx, c, in)
+			continue
+		}
 		if err == nil && (t.Shape()[0] != m || t.Shape()[1] != n || a != nil && t.Dtype() != a.Dtype()) {
 			err = fmt.Errorf("%s changed shape or dtype since it was listed", in.file)
+		}
+		rounding := 0.0
+		if err == nil && j.read.DType == tensor.Float32 {
+			// As a lone solve of the file reports it (job.load).
+			info, serr := datasets.StatNPY(in.file)
+			if err = serr; err == nil && !info.Exact32 {
+				rounding = f32Rounding
+			}
 		}
 		if err != nil {
 			fail(in, err)
@@ -670,6 +726,7 @@ func (r *instanceRun) solveFiles(ctx context.Context, c *cli.Context, grp *insta
 		copyGame(a, k, t, 0)
 		g.members = append(g.members, in)
 		g.index = append(g.index, in.index)
+		g.rounding = append(g.rounding, rounding)
 	}
 	if a == nil {
 		return

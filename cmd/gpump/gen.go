@@ -12,6 +12,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/gpump/gpump/datasets"
+	"github.com/gpump/gpump/internal/atomicfile"
 )
 
 func genCommand() *cli.Command {
@@ -118,6 +119,12 @@ func genAction(c *cli.Context) error {
 	}
 	if err := checkMemory(m*count, n, int(dt.Size())); err != nil {
 		return err
+	}
+	// A path that cannot be written fails now, not after the work.
+	if path != "-" {
+		if err := atomicfile.Check(path); err != nil {
+			return outputErr("--output", err)
+		}
 	}
 	if c.IsSet("count") {
 		return genStack(c, log, spec, dt, count, path)

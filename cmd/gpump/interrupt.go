@@ -6,13 +6,16 @@ import (
 	"os/signal"
 	"sync"
 	"syscall"
+
+	"github.com/gpump/gpump/internal/atomicfile"
 )
 
 // interrupts counts the Ctrl-Cs (SIGINT) and SIGTERMs the process gets.
 // The first cancels the command's context, which stops the read of the
 // matrix and the solve (the solve still returns its best point); every one
 // also closes the channel next returns, which stops the writing of the
-// results when it is pending; the third kills the process.
+// results when it is pending; the third kills the process, after removing
+// the temporary files of the outputs not yet written.
 type interrupts struct {
 	mu   sync.Mutex
 	next chan struct{}
@@ -50,8 +53,14 @@ func withSignals(parent context.Context) context.Context {
 			cancel()
 			ir.signal()
 			if k == 2 {
-				// Restore the default handling: the next one kills.
+				// The next one kills, as by default, after removing the
+				// temporary files of the outputs not written.
+				sig := <-sigs
+				atomicfile.AbortAll()
 				signal.Reset(os.Interrupt, syscall.SIGTERM)
+				if p, err := os.FindProcess(os.Getpid()); err == nil {
+					p.Signal(sig)
+				}
 				return
 			}
 		}

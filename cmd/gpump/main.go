@@ -20,6 +20,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/gpump/gpump/datasets"
+	"github.com/gpump/gpump/internal/atomicfile"
 )
 
 // Exit statuses; see the package comment.
@@ -45,7 +46,10 @@ func main() {
 	// The first Ctrl-C or SIGTERM stops the read of the matrix, or the
 	// solve, which writes its best point so far; one during the writing of
 	// the results stops it; the third kills the process.
-	os.Exit(run(withSignals(context.Background()), os.Args, os.Stdout, os.Stderr))
+	code := run(withSignals(context.Background()), os.Args, os.Stdout, os.Stderr)
+	// A writer an interrupt abandoned must not leave its temporary file.
+	atomicfile.AbortAll()
+	os.Exit(code)
 }
 
 // run executes the command line and returns the exit status; errors are
@@ -164,6 +168,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		HideHelpCommand: true,
 	}
 	for _, cmd := range app.Commands {
+		withForce(cmd)
 		// A mistyped flag is one line pointing at the help, not the whole
 		// help page.
 		cmd.OnUsageError = func(c *cli.Context, err error, _ bool) error {

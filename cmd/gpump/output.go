@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -72,7 +73,7 @@ func planOutputs(c *cli.Context, prog solver.Recorder, inputs fileList) (*output
 		}
 	}
 	if path := c.String("trace"); path != "" {
-		o.trace = newTrace(path, c.Int("trace-every"))
+		o.trace = newTrace(c.Context, path, c.Int("trace-every"))
 	}
 	if plot != "" {
 		o.plot = &plotRecorder{path: plot}
@@ -80,10 +81,35 @@ func planOutputs(c *cli.Context, prog solver.Recorder, inputs fileList) (*output
 	return o, nil
 }
 
+// withForce gives a command that writes files (one with --output) the
+// flag --force, which lets it replace an output file that is read-only or
+// owned by another user: without it such a file is refused (see package
+// atomicfile), whatever the process's privileges, root's included, since
+// a mode or an owner says "keep this". The replacement keeps the file's
+// mode (and, for root, its owner).
+func withForce(cmd *cli.Command) {
+	has := false
+	for _, f := range cmd.Flags {
+		has = has || slices.Contains(f.Names(), "output")
+	}
+	if !has {
+		return
+	}
+	cmd.Flags = append(cmd.Flags, &cli.BoolFlag{Name: "force", Usage: "replace output files that are read-only or another user's (their mode and owner are kept)"})
+	action := cmd.Action
+	cmd.Action = func(c *cli.Context) error {
+		atomicfile.SetReplaceProtected(c.Bool("force"))
+		return action(c)
+	}
+}
+
 // outputErr names the output (a flag) in an error of the atomic writer.
 func outputErr(what string, err error) error {
 	var ae *atomicfile.Error
 	if errors.As(err, &ae) {
+		if errors.Is(err, atomicfile.ErrProtected) {
+			return fmt.Errorf("%s %s: the file is read-only or another user's: not replaced (--force replaces it, keeping its mode)", what, ae.Path)
+		}
 		if ae.Err != nil {
 			return fmt.Errorf("%s %s: %s: %w", what, ae.Path, ae.Msg, ae.Err)
 		}

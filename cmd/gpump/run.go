@@ -67,7 +67,7 @@ func (j *job) load(ctx context.Context) (*loaded, error) {
 			size = 4
 		}
 		if !j.mmap {
-			if err := checkMemory(info.Rows, info.Cols, size); err != nil {
+			if err := checkSolveMemory(info.Rows, info.Cols, size); err != nil {
 				return nil, fmt.Errorf("%s: %w", j.path, err)
 			}
 		}
@@ -118,7 +118,7 @@ func (j *job) generate() (*loaded, error) {
 	if m == 0 {
 		m = n
 	}
-	if err := checkMemory(m, n, size); err != nil {
+	if err := checkSolveMemory(m, n, size); err != nil {
 		return nil, err
 	}
 	var err error
@@ -205,7 +205,7 @@ func (j *job) run(ctx context.Context, rec solver.Recorder, log *slog.Logger) (*
 		Rejections: res.Rejections, Restarts: res.Restarts, Step: finiteOrNil(res.Step),
 		Seconds: res.Runtime.Seconds(), LoadSeconds: load.Seconds(),
 		Algorithm: res.Method, Route: res.Route, SubgameSolves: res.SubgameSolves, SubgameSize: res.SubgameSize,
-		SubgameSeconds: res.SubgameTime.Seconds(), Source: l.source, Format: l.format, M: m, N: n,
+		SubgameSeconds: res.SubgameTime.Seconds(), Source: displayName(l.source), Format: l.format, M: m, N: n,
 		Precision: precisionName(l.a.Dtype()), MaxAbsEntry: game.MaxAbs(), TargetRelativeGap: s.RelGap,
 		Device: backend.Name(), Threads: j.threads, Kernels: kernelsOf(backend),
 		RoundingBound: l.rounding * game.MaxAbs(), TargetAbsoluteGap: s.AbsGap,

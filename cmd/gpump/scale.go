@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 
 	"github.com/gpump/gpump/datasets"
 
@@ -119,6 +120,9 @@ func rangeHint(path string, err error) error {
 	what := "below float32's normal range"
 	if re.Overflow {
 		what = "beyond float32's range"
+	}
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
+		return fmt.Errorf("%s: entries up to %g are %s even scaled by a power of two: use --precision f64", path, re.MaxAbs, what)
 	}
 	return fmt.Errorf("%s: entries up to %g are %s, and a pipe cannot be read a second time to scale them: use --precision f64, or a regular file", path, re.MaxAbs, what)
 }

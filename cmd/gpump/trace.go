@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"strconv"
 
@@ -20,6 +21,7 @@ const traceHeader = "iteration,evaluations,matrix_passes,step,gap,relative_gap,g
 // all (an atomicfile.File). An error creating or writing it does not stop
 // the solve: finish reports it, after the result is safe.
 type traceRecorder struct {
+	ctx   context.Context // stops the wait for a FIFO's reader
 	path  string
 	every int
 	f     *atomicfile.File // nil until Init, and after an error
@@ -35,8 +37,8 @@ var _ solver.Recorder = (*traceRecorder)(nil)
 
 // newTrace returns the recorder of a trace to path; the file is created
 // by Init.
-func newTrace(path string, every int) *traceRecorder {
-	return &traceRecorder{path: path, every: every, buf: make([]byte, 0, 256)}
+func newTrace(ctx context.Context, path string, every int) *traceRecorder {
+	return &traceRecorder{ctx: ctx, path: path, every: every, buf: make([]byte, 0, 256)}
 }
 
 // Init implements solver.Recorder: it creates the temporary file.
@@ -44,9 +46,15 @@ func (t *traceRecorder) Init(*solver.Info) error {
 	if t.f != nil || t.err != nil {
 		return nil
 	}
-	f, err := atomicfile.Create(t.path)
+	f, err := atomicfile.CreateContext(t.ctx, t.path)
 	if err != nil {
 		t.err = outputErr("--trace", err)
+		if t.ctx.Err() != nil {
+			// A FIFO without a reader, and an interrupt: the solve
+			// stops too (the same context), and the command with
+			// exit status 3.
+			t.err = &interruptedError{"opening --trace " + t.path + ", a FIFO, for a reader"}
+		}
 		return nil
 	}
 	t.f, t.w = f, bufio.NewWriterSize(f, 64<<10)

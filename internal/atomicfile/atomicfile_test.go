@@ -16,7 +16,7 @@ import (
 )
 
 // TestFile: the path keeps its old content until Commit, which installs the
-// new content with mode 0644; Abort leaves the old content; neither leaves
+// new content with the old file's mode (0600 here); Abort leaves the old content; neither leaves
 // a temporary file; Commit and Abort are idempotent; a directory and a
 // missing directory are refused, naming the path.
 func TestFile(t *testing.T) {
@@ -60,7 +60,7 @@ func TestFile(t *testing.T) {
 		t.Errorf("second Commit: %v", err)
 	}
 	check("after Commit", "new")
-	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o644 || f.Path() != path {
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 || f.Path() != path {
 		t.Errorf("mode %v, Path %q", fi.Mode().Perm(), f.Path())
 	}
 
