@@ -219,13 +219,6 @@ func ganAction(c *cli.Context) error {
 				written = append(written, "samples in "+p)
 			}
 		}
-		if p := c.String("trace"); p != "" {
-			if err := writeFile("--trace", p, rec.writeTrace); err != nil {
-				failed = append(failed, err)
-			} else {
-				written = append(written, "trace in "+p)
-			}
-		}
 		if p := c.String("plot"); p != "" {
 			ref := make([]float64, n*data.Dim)
 			data.Sample(ref, rand.New(rand.NewPCG(cfg.Seed, 3)))
@@ -246,6 +239,15 @@ func ganAction(c *cli.Context) error {
 		case !summary:
 			if err := write(c.App.Writer); err != nil {
 				return nil, fmt.Errorf("writing the result: %w", err)
+			}
+		}
+		// The trace last: it may be a FIFO whose reader never comes, and
+		// the interrupt that gives up on it must find the result written.
+		if p := c.String("trace"); p != "" {
+			if err := writeFile("--trace", p, rec.writeTrace); err != nil {
+				failed = append(failed, err)
+			} else {
+				written = append(written, "trace in "+p)
 			}
 		}
 		if summary {

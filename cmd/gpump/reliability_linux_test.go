@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -16,6 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/gpump/gpump/internal/testexec"
 )
 
 // mainEnv makes the test binary run main() on its arguments: the command
@@ -90,7 +91,7 @@ func TestInterruptTemporaries(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "big.csv")
 	os.WriteFile(path, []byte("1,2\n"), 0o644)
-	cmd := exec.Command(os.Args[0], "gen", "uniform", "--m", "2000", "--n", "2000", "-o", path, "-q")
+	cmd := testexec.Self("gen", "uniform", "--m", "2000", "--n", "2000", "-o", path, "-q")
 	cmd.Env = append(os.Environ(), mainEnv+"=1")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -322,12 +323,55 @@ const asLimitEnv = "GPUMP_TEST_AS_ROOM"
 // refused in one line with exit status 1, not by the runtime's "out of
 // memory" with a dump of every goroutine and exit status 2.
 func TestAddressSpaceLimit(t *testing.T) {
-	cmd := exec.Command(os.Args[0], "solve", "--gen", "uniform:m=4000,n=4000", "--max-iter", "3", "-q")
+	cmd := testexec.Self("solve", "--gen", "uniform:m=4000,n=4000", "--max-iter", "3", "-q")
 	cmd.Env = append(os.Environ(), asLimitEnv+"=150000000")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	cmd.Run()
 	if code := cmd.ProcessState.ExitCode(); code != exitError || strings.Count(stderr.String(), "\n") != 1 || !strings.Contains(stderr.String(), "ulimit -v") {
 		t.Errorf("exit %d: %.300q", code, stderr.String())
+	}
+}
+
+// TestGANFIFOTraceInterrupt: gpump gan stopped by Ctrl-C writes its result
+// before its trace, so that when the trace is a FIFO nobody reads, the
+// second Ctrl-C, which gives up on the trace, finds the result written.
+func TestGANFIFOTraceInterrupt(t *testing.T) {
+	dir := t.TempDir()
+	fifo, out := filepath.Join(dir, "trace.csv"), filepath.Join(dir, "r.json")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip(err)
+	}
+	cmd := testexec.Self("gan", "--data", "ring8", "--rounds", "100000", "-o", out, "--trace", fifo, "-q")
+	cmd.Env = append(os.Environ(), mainEnv+"=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	time.Sleep(2 * time.Second) // training
+	cmd.Process.Signal(os.Interrupt)
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		if _, err := os.Stat(out); err == nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond) // now waiting for the trace's reader
+	cmd.Process.Signal(os.Interrupt)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("gan still running after two interrupts: %s", stderr.String())
+	}
+	if code := cmd.ProcessState.ExitCode(); code != exitCanceled {
+		t.Errorf("exit %d, want %d: %s", code, exitCanceled, stderr.String())
+	}
+	if b, err := os.ReadFile(out); err != nil || !bytes.Contains(b, []byte(`"generators"`)) {
+		t.Errorf("the result: %.80q, %v", b, err)
 	}
 }
