@@ -113,3 +113,30 @@ func TestGanBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestGanNonFinite: a training whose metrics come out NaN (a learning rate
+// of 1e200 on points of a file) still writes its result, the non-finite
+// numbers as null (the result policy), instead of failing to encode it.
+func TestGanNonFinite(t *testing.T) {
+	dir := t.TempDir()
+	pts, out := filepath.Join(dir, "pts.npy"), filepath.Join(dir, "r.json")
+	if code, _, stderr := gpump(t, "gen", "uniform", "--m", "300", "--n", "2", "-o", pts, "-q"); code != 0 {
+		t.Fatalf("gen: exit %d: %s", code, stderr)
+	}
+	code, _, stderr := gpump(t, "gan", "--data", pts, "-K", "3", "-J", "2", "--rounds", "2", "--batch", "32", "--hidden", "8",
+		"--num-samples", "200", "--rate", "1e200", "-o", out, "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r map[string]any
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatalf("%v: %.200s", err, b)
+	}
+	if !strings.Contains(string(b), "null") {
+		t.Errorf("no non-finite number in the result of a rate of 1e200: %.300s", b)
+	}
+}
