@@ -48,13 +48,7 @@ func TestFlagsAsTyped(t *testing.T) {
 // said in one log line.
 func TestAssumptions(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, text string) string { return writeIn(t, dir, name, text) }
 	typo := write("typo.csv", "1,2,x\n3,4,5\n")
 	if code, _, stderr := gpump(t, "solve", typo); code != exitError || !strings.Contains(stderr, "mixes numbers and text") {
 		t.Errorf("1,2,x: exit %d, %q", code, stderr)
@@ -245,4 +239,14 @@ func TestValueText(t *testing.T) {
 			t.Errorf("valueText(%v, %v): the bracket %s does not hold it (%v)", c.lo, c.hi, bracket, err)
 		}
 	}
+}
+
+// writeIn writes text to the file name in dir and returns its path.
+func writeIn(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

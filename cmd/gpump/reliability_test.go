@@ -185,13 +185,7 @@ func TestMemoryMessage(t *testing.T) {
 // and what to do; never a Go identifier or a temporary file.
 func TestMessages(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, text string) string { return writeIn(t, dir, name, text) }
 	tiny := write("tiny.csv", "1e-320,2e-320\n3e-320,1e-320\n")
 	for _, c := range []struct {
 		args      []string
