@@ -165,7 +165,7 @@ type plan struct {
 	// sh and s2h hold q, s and the second chain for the second vector.
 	wide        bool
 	qh, sh, s2h int
-	tmp  int // one-row kernels: scratch of the horizontal sum (below 16: VEX-only instructions use it)
+	tmp         int // one-row kernels: scratch of the horizontal sum (below 16: VEX-only instructions use it)
 }
 
 func seq(from, n int) []int {
