@@ -180,8 +180,9 @@ func seq(from, n int) []int {
 // registers and every row gets its own; AVX2 has 16, so rows share tile
 // registers (register renaming keeps them independent) and the fused
 // 8-row kernels, whose eight accumulators leave no room for eight
-// broadcast values of p, broadcast p[k] from memory for every tile (a load
-// uop, of which there are plenty).
+// broadcast values of p, broadcast p[k] from memory once per row and
+// iteration (a load uop, of which there are plenty) into one shared
+// register; their main loops are wide (see AVX2 8-row iterations).
 func planFor(i isa, rows int, op opKind) plan {
 	switch {
 	case i.masked && rows == 8:
