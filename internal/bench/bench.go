@@ -434,3 +434,27 @@ func ReadRate(ctx context.Context, threads int, bytes int64, minTime time.Durati
 	}
 	return float64(len(buf)*8) / sec, nil
 }
+
+// Peak returns the bandwidth to report as a device's peak for a pass that
+// moved its bytes at achieved (bytes or GB per second, as figure), and the
+// pass's share of it, at most 1. The device's figure (for a CPU a plain
+// read of the same bytes, measured at another moment of a possibly shared
+// machine; for a GPU the figure of its memory bus, which a matrix held in
+// its cache can beat) is the peak unless the pass itself was faster: a
+// rate the machine was seen to reach is no more than its peak, so a share
+// above 100% of something called peak would only say that the figure was
+// not the peak. A figure that is not positive (or NaN) gives no peak:
+// 0, 0.
+func Peak(figure, achieved float64) (peak, share float64) {
+	if !(figure > 0) {
+		return 0, 0
+	}
+	peak = figure
+	if achieved > peak {
+		peak = achieved
+	}
+	if !(achieved > 0) {
+		return peak, 0
+	}
+	return peak, min(achieved/peak, 1)
+}

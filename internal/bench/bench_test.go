@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"math"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -195,5 +196,35 @@ func TestReadRate(t *testing.T) {
 	cancel()
 	if _, err := ReadRate(canceled, 1, 1<<10, time.Millisecond); err != context.Canceled {
 		t.Errorf("canceled context: error %v", err)
+	}
+}
+
+func TestPeak(t *testing.T) {
+	for _, tc := range []struct {
+		figure, achieved, peak, share float64
+	}{
+		{10, 5, 10, 0.5},
+		{10, 10, 10, 1},
+		{12.1, 14.4, 14.4, 1}, // faster than the figure: the pass is the peak
+		{10, 0, 10, 0},
+		{10, math.NaN(), 10, 0},
+		{0, 5, 0, 0},
+		{-1, 5, 0, 0},
+		{math.NaN(), 5, 0, 0},
+	} {
+		peak, share := Peak(tc.figure, tc.achieved)
+		if peak != tc.peak || share != tc.share {
+			t.Errorf("Peak(%v, %v) = %v, %v, want %v, %v", tc.figure, tc.achieved, peak, share, tc.peak, tc.share)
+		}
+	}
+	// Whatever the two rates, the share is in [0, 1] and the peak is no
+	// less than either.
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 10000 {
+		figure, achieved := math.Exp(40*r.Float64()-20), math.Exp(40*r.Float64()-20)
+		peak, share := Peak(figure, achieved)
+		if !(share >= 0 && share <= 1) || peak < figure || peak < achieved {
+			t.Fatalf("Peak(%v, %v) = %v, %v", figure, achieved, peak, share)
+		}
 	}
 }
