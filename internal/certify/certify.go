@@ -125,11 +125,11 @@ func Check(a Matrix, p, q []float64) (*Bracket, error) {
 			var f float64
 			s, f = twoSum(s, x)
 			c += f + e
-			abs += math.Abs(aij) * q[j]
+			abs += float64(math.Abs(aij) * q[j]) // rounded apart, as the bound assumes
 			x, e = twoProduct(aij, pi)
 			cs[j], f = twoSum(cs[j], x)
 			cc[j] += f + e
-			cabs[j] += math.Abs(aij) * pi
+			cabs[j] += float64(math.Abs(aij) * pi)
 		}
 		if b.rows[i], err = dotInterval(s+c, abs, n); err != nil {
 			return nil, fmt.Errorf("certify: row %d: %w", i, err)
@@ -158,9 +158,12 @@ func Check(a Matrix, p, q []float64) (*Bracket, error) {
 }
 
 // twoProduct returns x = fl(a·b) and its error e = a·b − x, exact unless
-// the product underflows (then |e| ≤ η, counted in dotInterval).
+// the product underflows (then |e| ≤ η, counted in dotInterval). The
+// explicit conversion rounds x: without it the compiler may fuse a·b into
+// the sum that x enters once twoProduct is inlined (it does on arm64),
+// and the error terms would no longer be those of the rounded product.
 func twoProduct(a, b float64) (x, e float64) {
-	x = a * b
+	x = float64(a * b)
 	return x, math.FMA(a, b, -x)
 }
 
