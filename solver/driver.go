@@ -425,13 +425,11 @@ func (t *tracker) certifyLate(e engine, st Status) (Status, error) {
 
 // met reports whether a gap (internal units) meets the relative or absolute
 // target.
-func (t *tracker) met(gap float64) bool {
-	s := t.s
-	return s.RelGap > 0 && gap <= s.RelGap*t.sh.scale || s.AbsGap > 0 && gap/t.sh.unit <= s.AbsGap
-}
+func (t *tracker) met(gap float64) bool { return gap <= t.limit() }
 
 // limit is the largest gap (internal units) that meets the target, −Inf
-// without one.
+// without one. The unit is a power of two, so the absolute target converts
+// exactly.
 func (t *tracker) limit() float64 {
 	l := math.Inf(-1)
 	if t.s.RelGap > 0 {
