@@ -127,3 +127,37 @@ func ExampleSolveBatch_lockstep() {
 	// game 1: converged, value in [1.5000, 1.5000]
 	// rounds: true
 }
+
+// Solve a batch and act on each game as it finishes: Done hears of every
+// game once, in the order they finish, its calls never overlapping.
+func ExampleSolveBatch_done() {
+	a := tensor.New(tensor.WithShape(2, 2, 2), tensor.WithBacking([]float64{
+		1, -1, -1, 1, // value 0
+		2, 0, 0, 1, // value 2/3
+	})) // (B, m, n) float64 or float32, contiguous
+	batch, err := solver.NewBatch(a)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	finished := 0
+	res, err := solver.SolveBatch(context.Background(), batch, &solver.BatchSettings{
+		Settings: solver.Settings{RelGap: 1e-6, MaxIterations: 100000},
+		Done: func(k int, r *solver.BatchResult) { // as each game finishes
+			finished++
+		},
+		// Backend: gpu, // a tensorops.Batched (tensorops.NewCUDA(0)): lockstep
+	}, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("finished:", finished)
+	for k, r := range res { // res[k].Result, res[k].Err
+		fmt.Printf("game %d: %v, value in [%.4f, %.4f]\n", k, r.Status, r.ValueLower, r.ValueUpper)
+	}
+	// Output:
+	// finished: 2
+	// game 0: converged, value in [0.0000, 0.0000]
+	// game 1: converged, value in [0.6667, 0.6667]
+}
