@@ -1,5 +1,5 @@
 #!/bin/sh
-# The fast-solve table of the README: gpump's default route (auto), --algo
+# The fast-solve table of docs/auto.md: gpump's default route (auto), --algo
 # rm+, numpy RM+ and scipy's HiGHS (interior point and dual simplex) on the
 # same matrices, in one run, for each family and tolerance.
 #

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The batch table of the README: gpump batch on a 3-D array of B games
+# The batch table of docs/batch.md: gpump batch on a 3-D array of B games
 # against scipy's HiGHS (dual simplex, one game after another), numpy
 # batched RM+ (every game in one np.matmul, converged games leaving the
 # batch) and gpump's one-file-per-game path, in one run, per shape.

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The lockstep table of the README: for each shape, gpump bench --games on
+# The lockstep table of docs/batch.md: for each shape, gpump bench --games on
 # this machine's CPU with the per-core workers and in lockstep (the path a
 # GPU runs: one batched call per operation for the running games), in one
 # run, and from the lockstep run the counts a GPU prediction needs: the

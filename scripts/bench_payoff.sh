@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's payoff table: gan's payoff evaluation (BenchmarkPayoff) and
+# The payoff table of docs/gan.md: gan's payoff evaluation (BenchmarkPayoff) and
 # NumPy's float32 products of the same shapes (gan/testdata/payoff_numpy.py),
 # alternating, ROUNDS rounds, with two threads on both sides and then one.
 #

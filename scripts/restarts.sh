@@ -1,5 +1,5 @@
 #!/bin/sh
-# The restart table of the README: passes over A to relative gap 1e-4 of
+# The restart table of docs/auto.md: passes over A to relative gap 1e-4 of
 # each method with and without gap-based restarts (at most 30 000
 # iterations), on seeded games the tests do not use. Passes do not depend
 # on the machine's load.

@@ -121,8 +121,8 @@ func (b *gameBase) loadPoint(z tensorops.Point, k int, s tensorops.Setup, mix fl
 // startMix is the weight of the uniform distribution mixed into an
 // entropic warm start. The certificate of the average at the new start's
 // vertices grows with −log of their weights there, so a start that gives
-// some strategies almost nothing slows the new average down; the README's
-// tuning sweep (TestTuneWarmStart) found weights from 0.1 to 0.3 best and
+// some strategies almost nothing slows the new average down; the tuning
+// sweep of docs/methods.md (TestTuneWarmStart) found weights from 0.1 to 0.3 best and
 // 1e-10 sometimes slower than a cold start.
 var startMix = 0.25
 

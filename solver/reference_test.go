@@ -48,7 +48,7 @@ func referenceGames(t testing.TB) map[string]*tensor.Dense {
 //
 //	go test -run TestReferenceEvaluations -v ./solver/
 //
-// They are the README's table and guard against regressions: a method may
+// They are the table of docs/benchmarks.md and guard against regressions: a method may
 // not need more than 1.5 times its recorded evaluations, nor miss a target
 // it reached. The tolerance is wide because the methods that accept or
 // reject steps (backtracking) or that reach an exact zero regret (RM+,

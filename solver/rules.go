@@ -272,7 +272,7 @@ func (r *AdaProx) Observe(t *Trial) bool {
 // and redone with half the step otherwise; after a trial accepted at the first
 // try the next step grows by 1.2. The first step is D/G0. Its preferred
 // average is step-weighted: with the uniform one it needs about 2.5 times the
-// evaluations on uniform random games (README, step-rule table).
+// evaluations on uniform random games (docs/benchmarks.md, the table of evaluations).
 type Backtracking struct {
 	eta   float64
 	tries int

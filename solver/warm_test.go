@@ -12,7 +12,7 @@ import (
 
 // TestWarmStart: a solve warm-started from a 1e-3 answer reaches 1e-4 in
 // fewer passes than a cold solve, for every method; for rm+ and ga-smooth,
-// the methods the README recommends warm-starting, in under 0.6 and 0.5
+// the methods docs/methods.md recommends warm-starting, in under 0.6 and 0.5
 // of them (0.38–0.50 and 0.16–0.39 were measured on six other games when
 // the warm starts were tuned). The warm run's passes include its calibration
 // (regret matching) and the certification of the start (entropic methods).
@@ -156,8 +156,8 @@ func diffInto(dst, a, b []float64) {
 }
 
 // TestRestartSaves measures what restarting on the gap (Restart.Factor
-// 0.5) saves to relative gap 1e-4 on two random games, the README's
-// figures; every run must converge, and rm+ and omwu must need fewer passes
+// 0.5) saves to relative gap 1e-4 on two random games, the figures of
+// docs/methods.md; every run must converge, and rm+ and omwu must need fewer passes
 // with the restarts than without.
 func TestRestartSaves(t *testing.T) {
 	if testing.Short() {
@@ -191,10 +191,10 @@ func mustGame(t testing.TB, a *tensor.Dense) *solver.MatrixGame {
 }
 
 // TestRestartEuclidean: the paper's rule in the Euclidean setup with
-// gap-based restarts is competitive with RM+ on random games (the README's
-// restart table: 1.2 times RM+'s passes on a uniform 2000² game, against
-// 37 times without restarts in the entropic setup); here, on games the
-// README does not use, within 2.5 times RM+'s passes.
+// gap-based restarts is competitive with RM+ on random games (the restart
+// table of docs/auto.md: 1.2 times RM+'s passes on a uniform 2000² game, against
+// 37 times without restarts in the entropic setup); here, on games
+// docs/auto.md does not use, within 2.5 times RM+'s passes.
 func TestRestartEuclidean(t *testing.T) {
 	for _, a := range []*tensor.Dense{uniformGame(61, 400, 400, -1, 1), gen(t, "gaussian:m=300,n=500,seed=62")} {
 		s := &solver.Settings{RelGap: 1e-4, MaxIterations: 100000}
