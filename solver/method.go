@@ -43,10 +43,8 @@ var methods = []struct {
 }
 
 // DefaultMethodName is the method Solve uses when given none: Auto, the
-// fastest certified route gpump knows to the asked gap (see Auto). Among the
-// paper's rules, ga-stochastic needed the fewest evaluations on every game
-// of the comparison in docs/benchmarks.md: on deterministic games every universal rule
-// ends near the constant step D/G0 and the ga-* rules differ by 1–3 %.
+// fastest certified route gpump knows to the asked gap (see Auto;
+// docs/benchmarks.md compares it with the single methods).
 const DefaultMethodName = "auto"
 
 // MethodNames returns the names NewMethod accepts.

@@ -55,9 +55,10 @@ type RegretMatching struct {
 }
 
 // Warm starts of regret matching: the calibration's iterations, and the
-// fraction of the measured regret sums seeded (RM+, PRM+), from the
-// tuning sweep of docs/methods.md (TestTuneWarmStart): for RM+ fractions of 1/4 and 1/3 were
-// erratic and 1 and more slower; PRM+ gains little at any fraction.
+// fraction of the measured regret sums seeded (RM+, PRM+), from the tuning
+// sweep of docs/methods.md (TestTuneWarmStart): for RM+ fractions of 1/4
+// and 1/3 were erratic and 1 and more slower; PRM+ gains little at any
+// fraction.
 const warmCalibration = 10
 
 var warmFraction = [2]float64{0.5, 1}

@@ -51,18 +51,15 @@ type SampledGame struct {
 	// Stats.Runtime), again on the first solve after each SetPayoff, and
 	// taking as much memory as A. A sampled column is
 	// then a contiguous row of Aᵀ; without the copy it is gathered from
-	// every row of A, one cache line (often one page) per entry: on a
-	// 20000×20000 float64 game with b = 256 an iteration took 143 ms that
-	// way and 17 ms with the copy (made in 2.3 s), against 124 ms for one
-	// full pass.
+	// every row of A, one cache line (often one page) per entry, which on a
+	// large game costs about as much as a full pass (DESIGN.md, *Measurements
+	// behind the doc comments*).
 	Transposed bool
 }
 
-// DefaultBatch is SampledGame.Batch's default. On a 20000×20000 uniform
-// game, ga-stochastic with the transposed copy reached relative gap 1e-2
-// in 27544, 1343 and 400 iterations (217, 26 and 27 s) with b = 64, 256 and
-// 1024: below a few hundred the noise costs far more iterations than 1/b
-// predicts, above it an iteration costs more.
+// DefaultBatch is SampledGame.Batch's default: below a few hundred the noise
+// costs far more iterations than 1/b predicts, above it an iteration costs
+// more (DESIGN.md, *Measurements behind the doc comments*).
 const DefaultBatch = 256
 
 // Dim returns m + n.

@@ -77,12 +77,9 @@ const parallelMinEntries = 1 << 16
 
 // A pass over a matrix of fewer bytes than this runs on the calling
 // goroutine. Such a matrix stays in the last-level cache from pass to pass,
-// and there the second thread did not pay for waking it: on the
-// development machine (2 cores), RM+'s passes over float64 matrices of
-// 500², 1000², 1200² and 1450² (2–17 MB) took 10–25 % longer on two
-// threads than on one, as did float32 ones of up to 2000² (16 MB), while
-// from 1700² (23 MB) on, where the passes stream from memory, two threads
-// took 13–45 % less. Tests lower it (CPU.passMinBytes) to cover the
+// and there a second thread does not pay for waking it; matrices that
+// stream from memory gain from it (DESIGN.md, *Measurements behind the doc
+// comments*, has the threshold's measurements). Tests lower it (CPU.passMinBytes) to cover the
 // parallel split on small matrices.
 const passParallelMinBytes = 20 << 20
 

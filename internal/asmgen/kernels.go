@@ -46,8 +46,8 @@ package main
 // AVX2 read, this lifted the single-threaded AVX2 fused8 pass over a
 // 6000x6000 float64 matrix from about 66% to about 73% of the AVX-512
 // read (best of 25 alternating passes, a shared machine; see
-// docs/benchmarks.md for the full operator). The sums are the same as with two vector steps,
-// in the same order.
+// docs/benchmarks.md for the full operator). The sums are the same as with
+// two vector steps, in the same order.
 //
 // Eight rows. The pass drivers feed rows in groups of eight because the
 // memory system delivers more with more streams in flight: eight rows per

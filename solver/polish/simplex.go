@@ -366,11 +366,10 @@ func (sw *spxWork) factor(b *matB) bool {
 // rcond estimates the reciprocal condition number 1/(‖K‖₁‖K⁻¹‖₁) of the
 // S×S kernel from its LU factors, with anorm = ‖K‖₁. ‖K⁻¹‖₁ is Hager's
 // estimate as refined by Higham (LAPACK's dlacn2, the estimator of
-// Dgecon): a few products with K⁻¹ and K⁻ᵀ, here by luSolve. Dgecon makes
-// them by Dlatrs, scalar triangular solves with overflow guards: 2.0 ms
-// beside Dgetrf's 8.6 ms at S = 500, 9.4 ms beside 62 ms at S = 1000,
-// where rcond takes 0.17 and 0.60 ms (BenchmarkRcond). luSolve has no
-// guards: a solve that overflows makes the estimate 0, as Dgecon
+// Dgecon): a few products with K⁻¹ and K⁻ᵀ, here by luSolve, since Dgecon
+// makes them by Dlatrs, scalar triangular solves with overflow guards, at a
+// cost comparable to the factorization's (BenchmarkRcond; DESIGN.md,
+// *Measurements behind the doc comments*). luSolve has no guards: a solve that overflows makes the estimate 0, as Dgecon
 // returns 0 where its guards would have to scale below underflow (a
 // NaN from the overflow could otherwise mislead the estimator's later
 // steps to a small, finite norm).
