@@ -33,9 +33,10 @@ var ErrInexact = errors.New("polish: subgame not solved to tolerance")
 // matrix [B[I,J] −1; 1ᵀ 0] (the loose rows' slacks need no factoring), with
 // product-form updates and a fresh factorization every 100–1000 pivots
 // (more for larger kernels: etaLimit), so a pivot costs two triangular
-// solves of the support's size and one product with B. From a first-order method's point at relative gap 1e-3 it needs
-// about as many pivots as the support has misjudged rows and columns, and
-// from an exact solution with a few rows and columns added, a few pivots.
+// solves of the support's size and one product with B. From a first-order
+// method's point at relative gap 1e-3 it needs about as many pivots as the
+// support has misjudged rows and columns, and from an exact solution with
+// a few rows and columns added, a few pivots.
 //
 // Should the simplex fail (numerical breakdown, or a pivot limit of
 // 10·(k+l)+100), an active-set (primal-dual active set, i.e. semismooth
