@@ -120,4 +120,3 @@ func solveVariant(t *testing.T, a *tensor.Dense, size int, v variant, s *solver.
 	}
 	return res
 }
-
