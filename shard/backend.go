@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 
 	"gorgonia.org/tensor"
 
@@ -30,6 +31,8 @@ type Backend struct {
 	// draw scratch of SampledOperator's rows.
 	prefix []float64
 	draws  []int
+	// commTime is the time spent in the Comm's collectives.
+	commTime time.Duration
 }
 
 var _ solver.Shard = (*Backend)(nil)
@@ -51,6 +54,17 @@ func New(local *tensorops.CPU, c Comm, m int) *Backend {
 
 // Rows returns this rank's rows [lo, hi) of the game's m.
 func (b *Backend) Rows() (lo, hi, m int) { return b.lo, b.hi, b.m }
+
+// CommTime returns the wall time this rank spent in the group's
+// collectives since New: the transfers and the waits for slower ranks.
+func (b *Backend) CommTime() time.Duration { return b.commTime }
+
+// allgather is the Comm's Allgather, timed.
+func (b *Backend) allgather(send, recv []float64, counts []int) {
+	t := time.Now()
+	b.comm.Allgather(send, recv, counts)
+	b.commTime += time.Since(t)
+}
 
 // Comm returns the group's Comm.
 func (b *Backend) Comm() Comm { return b.comm }
@@ -85,7 +99,7 @@ func (b *Backend) gatherAll(x []float64) []float64 {
 		counts[r] = len(x)
 	}
 	b.parts = grow(b.parts, size*len(x))
-	b.comm.Allgather(x, b.parts, counts)
+	b.allgather(x, b.parts, counts)
 	return b.parts
 }
 
@@ -234,7 +248,7 @@ func (b *Backend) Operator(fp, fq tensorops.Vector, am tensorops.Matrix, p, q te
 	fpv, fqv, pv, qv := vec(fp, a.m), vec(fq, a.n), vec(p, a.m), vec(q, a.n)
 	b.aq, b.part = grow(b.aq, b.hi-b.lo), grow(b.part, a.n)
 	b.local.Operator(tensorops.CPUVector(b.aq), tensorops.CPUVector(b.part), a.block, tensorops.CPUVector(pv[b.lo:b.hi]), qv)
-	b.comm.Allgather(b.aq, fpv, b.rows)
+	b.allgather(b.aq, fpv, b.rows)
 	b.sumParts(fqv, b.gatherAll(b.part))
 }
 
@@ -262,7 +276,7 @@ func (b *Backend) mul(dst tensorops.Vector, a *matrix, q tensorops.Vector) {
 	dv, qv := vec(dst, a.m), vec(q, a.n)
 	b.aq = grow(b.aq, b.hi-b.lo)
 	b.local.MulVec(tensorops.CPUVector(b.aq), a.block, qv)
-	b.comm.Allgather(b.aq, dv, b.rows)
+	b.allgather(b.aq, dv, b.rows)
 }
 
 func (b *Backend) mulT(dst tensorops.Vector, a *matrix, p tensorops.Vector) {
@@ -295,7 +309,7 @@ func (b *Backend) SampledOperator(fp, fq tensorops.Vector, am, at tensorops.Matr
 	// The local draw of rows from this rank's part of p is not the game's:
 	// its row sum (b.part) is replaced below.
 	b.local.SampledOperator(tensorops.CPUVector(b.aq), tensorops.CPUVector(b.part), a.block, blockT, tensorops.CPUVector(pv[b.lo:b.hi]), qv, d)
-	b.comm.Allgather(b.aq, fpv, b.rows)
+	b.allgather(b.aq, fpv, b.rows)
 	ok := b.drawRows(pv, d)
 	clear(b.part)
 	if ok {
