@@ -26,8 +26,8 @@ type Backend struct {
 	rows []int
 	// Scratch of the passes: this rank's rows of A q, its partial Aᵀp, the
 	// ranks' partials gathered, and the counts of that gather.
-	aq, part, parts []float64
-	partCounts      []int
+	aq, part, parts      []float64
+	partCounts, opCounts []int
 	// draw scratch of SampledOperator's rows.
 	prefix []float64
 	draws  []int
@@ -238,18 +238,44 @@ func (b *Backend) orient(am tensorops.Matrix) (*matrix, bool) {
 	return a, a.t
 }
 
-// Operator sets fp = −A q and fq = Aᵀp: one local pass over the block,
-// the rows of −A q gathered, the partials of Aᵀp summed in rank order.
+// Operator sets fp = −A q and fq = Aᵀp: one local pass over the block
+// into [this rank's rows of −A q, its partial Aᵀp], one gather of those
+// from every rank (one synchronization per pass: each is a point where a
+// rank that the system delayed holds up the others), then the rows put in
+// place and the partials summed in rank order.
 func (b *Backend) Operator(fp, fq tensorops.Vector, am tensorops.Matrix, p, q tensorops.Vector) {
 	a := b.mat(am)
 	if a.t {
 		panic("shard: Operator on a transpose")
 	}
 	fpv, fqv, pv, qv := vec(fp, a.m), vec(fq, a.n), vec(p, a.m), vec(q, a.n)
-	b.aq, b.part = grow(b.aq, b.hi-b.lo), grow(b.part, a.n)
-	b.local.Operator(tensorops.CPUVector(b.aq), tensorops.CPUVector(b.part), a.block, tensorops.CPUVector(pv[b.lo:b.hi]), qv)
-	b.allgather(b.aq, fpv, b.rows)
-	b.sumParts(fqv, b.gatherAll(b.part))
+	k, size := b.hi-b.lo, b.comm.Size()
+	b.aq = grow(b.aq, k+a.n)
+	b.local.Operator(tensorops.CPUVector(b.aq[:k]), tensorops.CPUVector(b.aq[k:]), a.block, tensorops.CPUVector(pv[b.lo:b.hi]), qv)
+	if cap(b.opCounts) < size {
+		b.opCounts = make([]int, size)
+	}
+	counts := b.opCounts[:size]
+	for r, rows := range b.rows {
+		counts[r] = rows + a.n
+	}
+	b.parts = grow(b.parts, a.m+size*a.n)
+	b.allgather(b.aq, b.parts, counts)
+	off, lo := 0, 0
+	for r, rows := range b.rows {
+		copy(fpv[lo:lo+rows], b.parts[off:off+rows])
+		lo += rows
+		off += rows
+		part := b.parts[off : off+a.n]
+		if r == 0 {
+			copy(fqv, part)
+		} else {
+			for j, v := range part { // the order of sumParts
+				fqv[j] += v
+			}
+		}
+		off += a.n
+	}
 }
 
 // MulVec sets dst = A q (or Aᵀq for a transpose).
