@@ -40,7 +40,9 @@ type Shard interface {
 // same error. Solve it on every process with the same problem, settings
 // and method: each returns the same result.
 //
-// The game's Payoff is the block. Close frees it from be; a closed sharded
+// The game's Payoff is the block, and SetPayoff takes this process's new
+// block, called by every process together (its scan is reduced over
+// them). Close frees it from be; a closed sharded
 // game cannot be solved (no process holds the whole matrix to fall back
 // on).
 func NewShardedMatrixGame(block *tensor.Dense, be Shard) (*MatrixGame, error) {
