@@ -12,9 +12,9 @@
 //
 // # Why a thin cgo layer and no Go binding
 //
-// gpump needs seven calls (MPI_Init_thread, MPI_Comm_rank, MPI_Comm_size,
-// MPI_Allgatherv, MPI_Bcast, MPI_Abort, MPI_Finalize, and MPI_Barrier for
-// tests). The Go bindings found were either unmaintained for years
+// gpump needs a handful of calls: MPI_Init_thread, MPI_Comm_rank and
+// MPI_Comm_size, MPI_Allgatherv and MPI_Bcast, MPI_Barrier, MPI_Abort,
+// MPI_Finalize, and MPI_Get_library_version for the version line. The Go bindings found were either unmaintained for years
 // (github.com/yoo/go-mpi, formerly JohannWeging/go-mpi: no release) or part
 // of a large module whose other packages gpump would carry in its go.sum
 // (cogentcore.org/lab/base/mpi, BSD-3-Clause). A file of cgo over the

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gpump/gpump/mpi"
+	"github.com/gpump/gpump/shard"
 	"github.com/gpump/gpump/shard/shardtest"
 )
 
@@ -20,6 +21,8 @@ import (
 // binary is one rank.
 
 var world *mpi.World
+
+var _ shard.Comm = (*mpi.World)(nil)
 
 func TestMain(m *testing.M) {
 	w, err := mpi.Init()
