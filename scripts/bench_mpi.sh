@@ -16,7 +16,7 @@ trap 'rm -rf "$work"' EXIT
 CC=mpicc go build -tags mpi -o "$work/shardbench" ./internal/shardbench
 for rep in 1 2 3; do
 	echo "--- run $rep"
-	GOMAXPROCS=1 mpirun --allow-run-as-root --oversubscribe -np 2 -x GOMAXPROCS \
+	GOMAXPROCS=1 mpirun --allow-run-as-root -np 2 -x GOMAXPROCS \
 		"$work/shardbench" -threads 1 "$@"
 	GOMAXPROCS=2 "$work/shardbench" -whole -threads 2 "$@"
 done
