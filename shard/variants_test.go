@@ -3,6 +3,7 @@ package shard_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -48,6 +49,9 @@ func TestShardedVariants(t *testing.T) {
 	}
 	for _, v := range variants {
 		t.Run(v.name, func(t *testing.T) {
+			if testing.Short() && strings.HasPrefix(v.name, "sampled") {
+				t.Skip("the sampled oracle's runs take thousands of iterations")
+			}
 			t.Parallel()
 			s := &solver.Settings{RelGap: 1e-2, MaxIterations: 20000}
 			a, err := datasets.Uniform(v.dt, 1001, 777, -1, 1, 7)
