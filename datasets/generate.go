@@ -77,13 +77,21 @@ func checkDims(dt tensor.Dtype, m, n int) error {
 	return nil
 }
 
-// generate returns a new m×n row-major matrix whose rows are filled in
-// parallel by fill(i, row).
-func generate[T float](m, n int, fill func(i int, row []T)) *tensor.Dense {
+// span is the rows [lo, hi) of a matrix to generate: generators make any
+// block of their rows alone, each row the same as in the whole matrix.
+type span struct{ lo, hi int }
+
+// all is the span of every row of an m-row matrix.
+func all(m int) span { return span{0, m} }
+
+// generate returns the rows rs of a new row-major matrix with n columns,
+// filled in parallel by fill(i, row) (i counts the whole matrix's rows).
+func generate[T float](rs span, n int, fill func(i int, row []T)) *tensor.Dense {
+	m := rs.hi - rs.lo
 	data := makeFloats[T](m * n)
 	parallelRows(m, n, func(i0, i1 int) {
 		for i := i0; i < i1; i++ {
-			fill(i, data[i*n:(i+1)*n])
+			fill(rs.lo+i, data[i*n:(i+1)*n])
 		}
 	})
 	return tensor.New(tensor.WithShape(m, n), tensor.WithBacking(data))
@@ -91,14 +99,15 @@ func generate[T float](m, n int, fill func(i int, row []T)) *tensor.Dense {
 
 // generateRand is generate with row i's random stream (see the package
 // documentation) passed to fill.
-func generateRand[T float](m, n int, seed uint64, fill func(i int, row []T, r *rand.Rand)) *tensor.Dense {
+func generateRand[T float](rs span, n int, seed uint64, fill func(i int, row []T, r *rand.Rand)) *tensor.Dense {
+	m := rs.hi - rs.lo
 	data := makeFloats[T](m * n)
 	parallelRows(m, n, func(i0, i1 int) {
 		src := rand.NewPCG(seed, 0)
 		r := rand.New(src)
 		for i := i0; i < i1; i++ {
-			src.Seed(seed, uint64(i)) // r is now rand.New(rand.NewPCG(seed, uint64(i)))
-			fill(i, data[i*n:(i+1)*n], r)
+			src.Seed(seed, uint64(rs.lo+i)) // r is now rand.New(rand.NewPCG(seed, uint64(rs.lo+i)))
+			fill(rs.lo+i, data[i*n:(i+1)*n], r)
 		}
 	})
 	return tensor.New(tensor.WithShape(m, n), tensor.WithBacking(data))
@@ -115,6 +124,11 @@ func generateRand[T float](m, n int, seed uint64, fill func(i int, row []T, r *r
 // it. lo < hi must hold, hi-lo must be finite and, for Float32, [lo, hi)
 // must contain a float32.
 func Uniform(dt tensor.Dtype, m, n int, lo, hi float64, seed uint64) (*tensor.Dense, error) {
+	return uniformRows(all(m), dt, m, n, lo, hi, seed)
+}
+
+// uniformRows is Uniform's rows rs.
+func uniformRows(rs span, dt tensor.Dtype, m, n int, lo, hi float64, seed uint64) (*tensor.Dense, error) {
 	if err := checkDims(dt, m, n); err != nil {
 		return nil, err
 	}
@@ -133,16 +147,16 @@ func Uniform(dt tensor.Dtype, m, n int, lo, hi float64, seed uint64) (*tensor.De
 		if lo32 > hi32 {
 			return nil, fmt.Errorf("datasets: uniform range [%v, %v) contains no float32", lo, hi)
 		}
-		return uniform(m, n, lo, hi, lo32, hi32, seed), nil
+		return uniform(rs, n, lo, hi, lo32, hi32, seed), nil
 	}
-	return uniform(m, n, lo, hi, lo, math.Nextafter(hi, math.Inf(-1)), seed), nil
+	return uniform(rs, n, lo, hi, lo, math.Nextafter(hi, math.Inf(-1)), seed), nil
 }
 
 // uniform fills a Uniform matrix; loT and hiT are the least and the
 // greatest T in [lo, hi).
-func uniform[T float](m, n int, lo, hi float64, loT, hiT T, seed uint64) *tensor.Dense {
+func uniform[T float](rs span, n int, lo, hi float64, loT, hiT T, seed uint64) *tensor.Dense {
 	w := hi - lo
-	return generateRand(m, n, seed, func(_ int, row []T, r *rand.Rand) {
+	return generateRand(rs, n, seed, func(_ int, row []T, r *rand.Rand) {
 		for j := range row {
 			v := lo + float64(w*r.Float64())
 			if v >= hi {
@@ -165,17 +179,22 @@ func uniform[T float](m, n int, lo, hi float64, loT, hiT T, seed uint64) *tensor
 // uint64(i))) (math/rand/v2). For Float32 each entry is the float64 entry
 // rounded to float32.
 func Gaussian(dt tensor.Dtype, m, n int, seed uint64) (*tensor.Dense, error) {
+	return gaussianRows(all(m), dt, m, n, seed)
+}
+
+// gaussianRows is Gaussian's rows rs.
+func gaussianRows(rs span, dt tensor.Dtype, m, n int, seed uint64) (*tensor.Dense, error) {
 	if err := checkDims(dt, m, n); err != nil {
 		return nil, err
 	}
 	if dt == tensor.Float32 {
-		return gaussian[float32](m, n, seed), nil
+		return gaussian[float32](rs, n, seed), nil
 	}
-	return gaussian[float64](m, n, seed), nil
+	return gaussian[float64](rs, n, seed), nil
 }
 
-func gaussian[T float](m, n int, seed uint64) *tensor.Dense {
-	return generateRand(m, n, seed, func(_ int, row []T, r *rand.Rand) {
+func gaussian[T float](rs span, n int, seed uint64) *tensor.Dense {
+	return generateRand(rs, n, seed, func(_ int, row []T, r *rand.Rand) {
 		for j := range row {
 			row[j] = T(r.NormFloat64())
 		}
@@ -187,17 +206,22 @@ func gaussian[T float](m, n int, seed uint64) *tensor.Dense {
 // by picking the column player's choice. Both players' optimal strategies
 // are uniform and the value of the game is 1/n.
 func Identity(dt tensor.Dtype, n int) (*tensor.Dense, error) {
+	return identityRows(all(n), dt, n)
+}
+
+// identityRows is Identity's rows rs.
+func identityRows(rs span, dt tensor.Dtype, n int) (*tensor.Dense, error) {
 	if err := checkDims(dt, n, n); err != nil {
 		return nil, err
 	}
 	if dt == tensor.Float32 {
-		return identity[float32](n), nil
+		return identity[float32](rs, n), nil
 	}
-	return identity[float64](n), nil
+	return identity[float64](rs, n), nil
 }
 
-func identity[T float](n int) *tensor.Dense {
-	return generate(n, n, func(i int, row []T) { row[i] = 1 })
+func identity[T float](rs span, n int) *tensor.Dense {
+	return generate(rs, n, func(i int, row []T) { row[i] = 1 })
 }
 
 // Cyclic returns the n×n generalized rock-paper-scissors matrix of dtype dt
@@ -214,6 +238,11 @@ func identity[T float](n int) *tensor.Dense {
 // uniform strategy is optimal for both players. For n = 3, with the order
 // rock, paper, scissors, it is rock-paper-scissors.
 func Cyclic(dt tensor.Dtype, n int) (*tensor.Dense, error) {
+	return cyclicRows(all(n), dt, n)
+}
+
+// cyclicRows is Cyclic's rows rs.
+func cyclicRows(rs span, dt tensor.Dtype, n int) (*tensor.Dense, error) {
 	if err := checkDims(dt, n, n); err != nil {
 		return nil, err
 	}
@@ -221,13 +250,13 @@ func Cyclic(dt tensor.Dtype, n int) (*tensor.Dense, error) {
 		return nil, fmt.Errorf("datasets: cyclic game size %d is not an odd number >= 3", n)
 	}
 	if dt == tensor.Float32 {
-		return cyclic[float32](n), nil
+		return cyclic[float32](rs, n), nil
 	}
-	return cyclic[float64](n), nil
+	return cyclic[float64](rs, n), nil
 }
 
-func cyclic[T float](n int) *tensor.Dense {
-	return generate(n, n, func(i int, row []T) {
+func cyclic[T float](rs span, n int) *tensor.Dense {
+	return generate(rs, n, func(i int, row []T) {
 		for j := range row {
 			d := i - j
 			if d < 0 {
@@ -278,6 +307,11 @@ func SaddleInfo(m, n int, seed uint64) (i, j int, v float64, err error) {
 // (u_{j*} is drawn and unused in row i*). All entries lie in [0, 1). For Float32 each entry is the float64 entry
 // rounded to float32; rounding keeps the saddle property.
 func Saddle(dt tensor.Dtype, m, n int, seed uint64) (*tensor.Dense, error) {
+	return saddleRows(all(m), dt, m, n, seed)
+}
+
+// saddleRows is Saddle's rows rs.
+func saddleRows(rs span, dt tensor.Dtype, m, n int, seed uint64) (*tensor.Dense, error) {
 	if err := checkDims(dt, m, n); err != nil {
 		return nil, err
 	}
@@ -286,13 +320,13 @@ func Saddle(dt tensor.Dtype, m, n int, seed uint64) (*tensor.Dense, error) {
 		return nil, err
 	}
 	if dt == tensor.Float32 {
-		return saddle[float32](m, n, si, sj, v, seed), nil
+		return saddle[float32](rs, n, si, sj, v, seed), nil
 	}
-	return saddle[float64](m, n, si, sj, v, seed), nil
+	return saddle[float64](rs, n, si, sj, v, seed), nil
 }
 
-func saddle[T float](m, n, si, sj int, v float64, seed uint64) *tensor.Dense {
-	return generateRand(m, n, seed, func(i int, row []T, r *rand.Rand) {
+func saddle[T float](rs span, n, si, sj int, v float64, seed uint64) *tensor.Dense {
+	return generateRand(rs, n, seed, func(i int, row []T, r *rand.Rand) {
 		for j := range row {
 			u := r.Float64()
 			switch {
@@ -320,6 +354,11 @@ func saddle[T float](m, n, si, sj int, v float64, seed uint64) *tensor.Dense {
 // 2 with alpha = 1 the value of the game is Nemirovski2Value(n). For
 // Float32 each entry is the float64 entry rounded to float32.
 func Nemirovski(dt tensor.Dtype, n, family int, alpha float64) (*tensor.Dense, error) {
+	return nemirovskiRows(all(n), dt, n, family, alpha)
+}
+
+// nemirovskiRows is Nemirovski's rows rs.
+func nemirovskiRows(rs span, dt tensor.Dtype, n, family int, alpha float64) (*tensor.Dense, error) {
 	if err := checkDims(dt, n, n); err != nil {
 		return nil, err
 	}
@@ -342,13 +381,13 @@ func Nemirovski(dt tensor.Dtype, n, family int, alpha float64) (*tensor.Dense, e
 		tab[s] = math.Pow(float64(s+1)/den, alpha)
 	}
 	if dt == tensor.Float32 {
-		return nemirovski[float32](n, family, tab), nil
+		return nemirovski[float32](rs, n, family, tab), nil
 	}
-	return nemirovski[float64](n, family, tab), nil
+	return nemirovski[float64](rs, n, family, tab), nil
 }
 
-func nemirovski[T float](n, family int, tab []float64) *tensor.Dense {
-	return generate(n, n, func(i int, row []T) {
+func nemirovski[T float](rs span, n, family int, tab []float64) *tensor.Dense {
+	return generate(rs, n, func(i int, row []T) {
 		for j := range row {
 			if family == 1 {
 				row[j] = T(tab[i+j])
@@ -382,6 +421,11 @@ func Nemirovski2Value(n int) float64 {
 // PoliceBurglarWealth for random wealth. For Float32 each entry is the
 // float64 entry rounded to float32.
 func PoliceBurglar(dt tensor.Dtype, wealth []float64, theta float64) (*tensor.Dense, error) {
+	return policeBurglarRows(all(len(wealth)), dt, wealth, theta)
+}
+
+// policeBurglarRows is PoliceBurglar's rows rs.
+func policeBurglarRows(rs span, dt tensor.Dtype, wealth []float64, theta float64) (*tensor.Dense, error) {
 	if err := checkPolice(dt, wealth, theta); err != nil {
 		return nil, err
 	}
@@ -391,14 +435,14 @@ func PoliceBurglar(dt tensor.Dtype, wealth []float64, theta float64) (*tensor.De
 		tab[d] = -math.Expm1(-theta * float64(d))
 	}
 	if dt == tensor.Float32 {
-		return policeBurglar[float32](wealth, tab), nil
+		return policeBurglar[float32](rs, wealth, tab), nil
 	}
-	return policeBurglar[float64](wealth, tab), nil
+	return policeBurglar[float64](rs, wealth, tab), nil
 }
 
-func policeBurglar[T float](wealth, tab []float64) *tensor.Dense {
+func policeBurglar[T float](rs span, wealth, tab []float64) *tensor.Dense {
 	n := len(wealth)
-	return generate(n, n, func(i int, row []T) {
+	return generate(rs, n, func(i int, row []T) {
 		w := wealth[i]
 		for j := range row {
 			row[j] = T(w * tab[abs(i-j)])
@@ -445,6 +489,11 @@ func PoliceBurglarWealth(n int, seed uint64) []float64 {
 // wealth finite in dt. Use PoliceBurglarWealth(side*side, seed) for random
 // wealth. For Float32 each entry is the float64 entry rounded to float32.
 func PoliceBurglarGrid(dt tensor.Dtype, wealth []float64, side int, theta float64) (*tensor.Dense, error) {
+	return policeBurglarGridRows(all(len(wealth)), dt, wealth, side, theta)
+}
+
+// policeBurglarGridRows is PoliceBurglarGrid's rows rs.
+func policeBurglarGridRows(rs span, dt tensor.Dtype, wealth []float64, side int, theta float64) (*tensor.Dense, error) {
 	if side <= 0 {
 		return nil, fmt.Errorf("datasets: invalid police-burglar grid side %d", side)
 	}
@@ -462,9 +511,9 @@ func PoliceBurglarGrid(dt tensor.Dtype, wealth []float64, side int, theta float6
 		}
 	}
 	if dt == tensor.Float32 {
-		return policeBurglarGrid[float32](wealth, side, tab), nil
+		return policeBurglarGrid[float32](rs, wealth, side, tab), nil
 	}
-	return policeBurglarGrid[float64](wealth, side, tab), nil
+	return policeBurglarGrid[float64](rs, wealth, side, tab), nil
 }
 
 // checkPolice checks the arguments shared by PoliceBurglar and
@@ -489,9 +538,9 @@ func checkPolice(dt tensor.Dtype, wealth []float64, theta float64) error {
 	return nil
 }
 
-func policeBurglarGrid[T float](wealth []float64, side int, tab []float64) *tensor.Dense {
+func policeBurglarGrid[T float](rs span, wealth []float64, side int, tab []float64) *tensor.Dense {
 	n := len(wealth)
-	return generate(n, n, func(k int, row []T) {
+	return generate(rs, n, func(k int, row []T) {
 		w := wealth[k]
 		rk, ck := k/side, k%side
 		for rl := range side {
@@ -546,6 +595,11 @@ func RankOneFactors(m, n int, seed uint64) (u, v []float64) {
 // u vᵀ and its value is RankOneValue(m, n, seed). For Float32 each entry is
 // the float64 entry rounded to float32.
 func RankOne(dt tensor.Dtype, m, n int, sigma float64, seed uint64) (*tensor.Dense, error) {
+	return rankOneRows(all(m), dt, m, n, sigma, seed)
+}
+
+// rankOneRows is RankOne's rows rs.
+func rankOneRows(rs span, dt tensor.Dtype, m, n int, sigma float64, seed uint64) (*tensor.Dense, error) {
 	if err := checkDims(dt, m, n); err != nil {
 		return nil, err
 	}
@@ -554,13 +608,13 @@ func RankOne(dt tensor.Dtype, m, n int, sigma float64, seed uint64) (*tensor.Den
 	}
 	_, v := RankOneFactors(1, n, seed)
 	if dt == tensor.Float32 {
-		return rankOne[float32](m, v, sigma, seed), nil
+		return rankOne[float32](rs, v, sigma, seed), nil
 	}
-	return rankOne[float64](m, v, sigma, seed), nil
+	return rankOne[float64](rs, v, sigma, seed), nil
 }
 
-func rankOne[T float](m int, v []float64, sigma float64, seed uint64) *tensor.Dense {
-	return generateRand(m, len(v), seed, func(_ int, row []T, r *rand.Rand) {
+func rankOne[T float](rs span, v []float64, sigma float64, seed uint64) *tensor.Dense {
+	return generateRand(rs, len(v), seed, func(_ int, row []T, r *rand.Rand) {
 		u := 2*r.Float64() - 1
 		if sigma == 0 {
 			for j := range row {

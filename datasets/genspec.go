@@ -212,18 +212,54 @@ func Generate(dt tensor.Dtype, s GenSpec) (*tensor.Dense, error) {
 	if err := s.validate(); err != nil {
 		return nil, err
 	}
-	a, err := s.build(dt)
+	a, err := s.build(dt, all(s.rows()))
 	if err != nil || dt != tensor.Float32 {
 		return a, err
 	}
-	return a, s.checkRange32(a)
+	return a, s.checkRange32(a, all(s.rows()))
+}
+
+// GenerateRows returns rows [lo, hi) of Generate(dt, s), made alone: each
+// row is the very row of the whole matrix (every generator makes row i from
+// its own stream or formula), so that the processes of a sharded solve
+// (package shard) each make their block and together hold the matrix one
+// process would generate. 0 ≤ lo < hi ≤ the matrix's rows must hold. With
+// dt Float32, the range check of Generate covers these rows only.
+func GenerateRows(dt tensor.Dtype, s GenSpec, lo, hi int) (*tensor.Dense, error) {
+	if dt != tensor.Float64 && dt != tensor.Float32 {
+		return nil, fmt.Errorf("datasets: unsupported dtype %v: want float64 or float32", dt)
+	}
+	if err := s.validate(); err != nil {
+		return nil, err
+	}
+	if m := s.rows(); lo < 0 || lo >= hi || hi > m {
+		return nil, fmt.Errorf("datasets: rows [%d, %d) of %s, which has %d rows", lo, hi, s, m)
+	}
+	rs := span{lo, hi}
+	a, err := s.build(dt, rs)
+	if err != nil || dt != tensor.Float32 {
+		return a, err
+	}
+	return a, s.checkRange32(a, rs)
+}
+
+// Rows returns the number of rows of the matrix s describes (N for the
+// square generators), once s is valid.
+func (s GenSpec) Rows() int { return s.rows() }
+
+// rows is the row count of the valid spec s.
+func (s GenSpec) rows() int {
+	if g, ok := registry[s.Name]; ok && g.square {
+		return s.N
+	}
+	return s.M
 }
 
 // checkRange32 refuses the float32 matrix a of s when its float64 matrix
 // does not fit float32's normal range (see RangeError): an entry that
 // overflows, or a largest entry below 2⁻¹²⁶, where rounding to float32 is
 // no longer within 2⁻²⁴ of it.
-func (s GenSpec) checkRange32(a *tensor.Dense) error {
+func (s GenSpec) checkRange32(a *tensor.Dense, rs span) error {
 	m := 0.0
 	for _, v := range a.Data().([]float32) {
 		m = max(m, math.Abs(float64(v)))
@@ -232,7 +268,7 @@ func (s GenSpec) checkRange32(a *tensor.Dense) error {
 		return nil
 	}
 	// The float64 matrix tells what float32 lost.
-	a64, err := s.build(tensor.Float64)
+	a64, err := s.build(tensor.Float64, rs)
 	if err != nil {
 		return err
 	}
@@ -249,31 +285,31 @@ func (s GenSpec) checkRange32(a *tensor.Dense) error {
 	return nil
 }
 
-// build builds the matrix of the checked spec s.
-func (s GenSpec) build(dt tensor.Dtype) (*tensor.Dense, error) {
+// build builds the rows rs of the matrix of the checked spec s.
+func (s GenSpec) build(dt tensor.Dtype, rs span) (*tensor.Dense, error) {
 	switch s.Name {
 	case "uniform":
-		return Uniform(dt, s.M, s.N, s.Lo, s.Hi, s.Seed)
+		return uniformRows(rs, dt, s.M, s.N, s.Lo, s.Hi, s.Seed)
 	case "gaussian":
-		return Gaussian(dt, s.M, s.N, s.Seed)
+		return gaussianRows(rs, dt, s.M, s.N, s.Seed)
 	case "police":
 		w := PoliceBurglarWealth(s.N, s.Seed)
 		if s.Layout == "grid" {
-			return PoliceBurglarGrid(dt, w, isqrt(s.N), s.Theta)
+			return policeBurglarGridRows(rs, dt, w, isqrt(s.N), s.Theta)
 		}
-		return PoliceBurglar(dt, w, s.Theta)
+		return policeBurglarRows(rs, dt, w, s.Theta)
 	case "nemirovski":
-		return Nemirovski(dt, s.N, s.Family, s.Alpha)
+		return nemirovskiRows(rs, dt, s.N, s.Family, s.Alpha)
 	case "cyclic":
-		return Cyclic(dt, s.N)
+		return cyclicRows(rs, dt, s.N)
 	case "identity":
-		return Identity(dt, s.N)
+		return identityRows(rs, dt, s.N)
 	case "saddle":
-		return Saddle(dt, s.M, s.N, s.Seed)
+		return saddleRows(rs, dt, s.M, s.N, s.Seed)
 	case "rankone":
-		return RankOne(dt, s.M, s.N, s.Sigma, s.Seed)
+		return rankOneRows(rs, dt, s.M, s.N, s.Sigma, s.Seed)
 	default: // "lowrank"
-		return LowRank(dt, s.M, s.N, s.Rank, s.Noise, s.Seed)
+		return lowRankRows(rs, dt, s.M, s.N, s.Rank, s.Noise, s.Seed)
 	}
 }
 

@@ -67,6 +67,11 @@ func lowRankColumns(n, rank int, seed uint64) []float64 {
 // Such games are where first-order methods stagnate: their equilibria
 // mix few strategies, many of them nearly tied.
 func LowRank(dt tensor.Dtype, m, n, rank int, noise float64, seed uint64) (*tensor.Dense, error) {
+	return lowRankRows(all(m), dt, m, n, rank, noise, seed)
+}
+
+// lowRankRows is LowRank's rows rs.
+func lowRankRows(rs span, dt tensor.Dtype, m, n, rank int, noise float64, seed uint64) (*tensor.Dense, error) {
 	if err := checkDims(dt, m, n); err != nil {
 		return nil, err
 	}
@@ -75,9 +80,9 @@ func LowRank(dt tensor.Dtype, m, n, rank int, noise float64, seed uint64) (*tens
 	}
 	v := lowRankColumns(n, rank, seed)
 	if dt == tensor.Float32 {
-		return lowRank[float32](m, n, rank, v, noise, seed), nil
+		return lowRank[float32](rs, n, rank, v, noise, seed), nil
 	}
-	return lowRank[float64](m, n, rank, v, noise, seed), nil
+	return lowRank[float64](rs, n, rank, v, noise, seed), nil
 }
 
 // checkLowRank checks LowRank's rank and noise.
@@ -91,9 +96,9 @@ func checkLowRank(m, n, rank int, noise float64) error {
 	return nil
 }
 
-func lowRank[T float](m, n, rank int, v []float64, noise float64, seed uint64) *tensor.Dense {
+func lowRank[T float](rs span, n, rank int, v []float64, noise float64, seed uint64) *tensor.Dense {
 	scale := 1 / math.Sqrt(float64(rank))
-	return generateRand(m, n, seed, func(_ int, row []T, r *rand.Rand) {
+	return generateRand(rs, n, seed, func(_ int, row []T, r *rand.Rand) {
 		var ub [8]float64
 		u := ub[:0]
 		if rank > len(ub) {

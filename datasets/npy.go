@@ -451,7 +451,7 @@ func scanBad[T float](b *badEntry, h *npyHeader, out []T, raw []byte, k int) {
 // nonFiniteErr returns the error for the entry at stream position p whose
 // value in the file is v; osz is the size of the result's elements.
 func nonFiniteErr(h *npyHeader, p int, v float64, osz int) error {
-	i, j := p/h.n, p%h.n
+	i, j := h.rowOff+p/h.n, p%h.n
 	if h.fortran {
 		i, j = p%h.m, p/h.m
 	}

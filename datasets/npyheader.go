@@ -45,6 +45,7 @@ type npyHeader struct {
 	shapeOff     int64   // byte offset of the shape in the header
 	nbytes       int64   // m*n*itemSize
 	m, n         int     // set by checkPlatform
+	rowOff       int     // the first row of a block of rows (ReadNPYRows), for messages
 	count        int     // m*n, set by checkPlatform
 }
 

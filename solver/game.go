@@ -68,6 +68,11 @@ type MatrixGame struct {
 	version int
 	// broken is set when SetPayoff lost the backend's copy of A.
 	broken error
+
+	// shard is the backend of a sharded game (NewShardedMatrixGame), a
+	// the rows [lo, lo+rows()) of A; nil for a game held whole.
+	shard Shard
+	lo    int
 }
 
 // NewMatrixGame returns the game with payoff matrix a, which must be a 2-D,
@@ -107,8 +112,8 @@ func (g *MatrixGame) check(a *tensor.Dense) (float64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("solver: %w", err)
 	}
-	if m != g.m || n != g.n || g.a != nil && a.Dtype() != g.a.Dtype() {
-		return 0, fmt.Errorf("solver: SetPayoff needs a %d×%d %v matrix, got %d×%d %v", g.m, g.n, g.a.Dtype(), m, n, a.Dtype())
+	if m != g.rows() || n != g.n || g.a != nil && a.Dtype() != g.a.Dtype() {
+		return 0, fmt.Errorf("solver: SetPayoff needs a %d×%d %v matrix, got %d×%d %v", g.rows(), g.n, g.a.Dtype(), m, n, a.Dtype())
 	}
 	var mx float64
 	bad := -1
@@ -118,6 +123,14 @@ func (g *MatrixGame) check(a *tensor.Dense) (float64, error) {
 		mx, bad = scanMatrix(a.Float64s()[:m*n])
 	} else {
 		mx, bad = scanMatrix(a.Float32s()[:m*n])
+	}
+	if g.shard != nil {
+		var v float64
+		if bad >= 0 {
+			f, _ := a.At(bad/n, bad%n)
+			v = toFloat(f)
+		}
+		return g.shardScan(mx, bad, v)
 	}
 	if bad >= 0 {
 		v, _ := a.At(bad/n, bad%n)
@@ -220,6 +233,9 @@ func (g *MatrixGame) acquire() (*placement, error) {
 		return g.placed, nil
 	}
 	g.mu.Unlock()
+	if g.shard != nil {
+		return nil, errors.New("solver: a sharded game was closed: no process holds the whole matrix")
+	}
 	cpu := tensorops.NewCPU(0)
 	pl, err := newPlacement(g, cpu)
 	if err != nil {
@@ -242,7 +258,8 @@ func (g *MatrixGame) Dim() int { return g.m + g.n }
 // and the Lipschitz constant of F used by the constant rule.
 func (g *MatrixGame) MaxAbs() float64 { return g.maxAbs }
 
-// Payoff returns the payoff matrix (aliased).
+// Payoff returns the payoff matrix (aliased); for a sharded game, this
+// process's block of rows.
 func (g *MatrixGame) Payoff() *tensor.Dense { return g.a }
 
 func (g *MatrixGame) validate() error {
@@ -379,9 +396,12 @@ func (g *MatrixGame) computeNorms() {
 	s2 := math.Ldexp(1, -g.normExp-min(-g.normExp, 1000))
 	var rowMax, colMax, fro float64
 	if g.a.Dtype() == tensor.Float64 {
-		rowMax, colMax, fro = sumSquares(g.colSums, g.a.Float64s()[:g.m*g.n], g.m, s1, s2)
+		rowMax, colMax, fro = sumSquares(g.colSums, g.a.Float64s()[:g.rows()*g.n], g.rows(), s1, s2)
 	} else {
-		rowMax, colMax, fro = sumSquares(g.colSums, g.a.Float32s()[:g.m*g.n], g.m, s1, s2)
+		rowMax, colMax, fro = sumSquares(g.colSums, g.a.Float32s()[:g.rows()*g.n], g.rows(), s1, s2)
+	}
+	if g.shard != nil {
+		rowMax, colMax, fro = g.shardNorms(rowMax, fro)
 	}
 	g.maxRowNorm, g.maxColNorm, g.frobenius = math.Sqrt(rowMax), math.Sqrt(colMax), math.Sqrt(fro)
 }

@@ -76,20 +76,27 @@ func (pg *polishGame) Pass(ctx context.Context, p, q, aq, atp []float64) error {
 
 // Lend lends the host copy of A in place with the unit as its scale, when
 // A is float64: a float32 A would need a mixed-precision kernel for every
-// product, and its subgame copy is still made.
+// product, and its subgame copy is still made. A sharded game lends
+// nothing: no process holds the rows of the others.
 func (pg *polishGame) Lend() (polish.Matrix, bool) {
 	a, n := pg.pl.g.a, pg.pl.g.n
-	if a.Dtype() != tensor.Float64 {
+	if a.Dtype() != tensor.Float64 || pg.pl.g.shard != nil {
 		return polish.Matrix{}, false
 	}
 	return polish.Matrix{Data: a.Float64s(), N: n, Stride: n, Scale: pg.pl.unit}, true
 }
 
-// Rows gathers A[rows, cols] times the unit from the host copy of A.
+// Rows gathers A[rows, cols] times the unit from the host copy of A; on a
+// sharded game, from every process's block (a collective call, made by
+// every process in lockstep).
 func (pg *polishGame) Rows(rows, cols []int, dst []float64) error {
 	a, n, unit := pg.pl.g.a, pg.pl.g.n, pg.pl.unit
 	if len(dst) < len(rows)*len(cols) {
 		return fmt.Errorf("solver: a %d×%d submatrix in %d entries", len(rows), len(cols), len(dst))
+	}
+	if pg.pl.g.shard != nil {
+		pg.shardRows(rows, cols, dst)
+		return nil
 	}
 	if a.Dtype() == tensor.Float64 {
 		gather(dst, a.Float64s(), n, rows, cols, unit)

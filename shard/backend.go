@@ -1,0 +1,416 @@
+package shard
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"gorgonia.org/tensor"
+
+	"github.com/gpump/gpump/solver"
+	"github.com/gpump/gpump/tensorops"
+)
+
+// Backend is a rank's part of a game held over a group of ranks: a local
+// CPU backend holding this rank's block of rows, vectors held whole, and
+// the group's Comm (see the package documentation). It implements
+// solver.Shard; like every backend it is used by one goroutine at a time.
+type Backend struct {
+	local *tensorops.CPU
+	comm  Comm
+	m     int
+	lo    int
+	hi    int
+	// rows[r] is rank r's number of rows, the counts of the gathers of A q.
+	rows []int
+	// Scratch of the passes: this rank's rows of A q, its partial Aᵀp, the
+	// ranks' partials gathered, and the counts of that gather.
+	aq, part, parts      []float64
+	partCounts, opCounts []int
+	// draw scratch of SampledOperator's rows.
+	prefix []float64
+	draws  []int
+	// commTime is the time spent in the Comm's collectives.
+	commTime time.Duration
+}
+
+var _ solver.Shard = (*Backend)(nil)
+
+// New returns rank c.Rank()'s backend for a game of m rows, its block
+// (Split) to be held by local. Every rank calls it with the same m.
+func New(local *tensorops.CPU, c Comm, m int) *Backend {
+	if local == nil || c == nil {
+		panic("shard: New with a nil backend or Comm")
+	}
+	b := &Backend{local: local, comm: c, m: m, rows: make([]int, c.Size())}
+	for r := range b.rows {
+		lo, hi := Split(m, c.Size(), r)
+		b.rows[r] = hi - lo
+	}
+	b.lo, b.hi = Split(m, c.Size(), c.Rank())
+	return b
+}
+
+// Rows returns this rank's rows [lo, hi) of the game's m.
+func (b *Backend) Rows() (lo, hi, m int) { return b.lo, b.hi, b.m }
+
+// CommTime returns the wall time this rank spent in the group's
+// collectives since New: the transfers and the waits for slower ranks.
+func (b *Backend) CommTime() time.Duration { return b.commTime }
+
+// allgather is the Comm's Allgather, timed.
+func (b *Backend) allgather(send, recv []float64, counts []int) {
+	t := time.Now()
+	b.comm.Allgather(send, recv, counts)
+	b.commTime += time.Since(t)
+}
+
+// Comm returns the group's Comm.
+func (b *Backend) Comm() Comm { return b.comm }
+
+// Name is "cpu" for each rank's backend: the ranks are counted apart.
+func (b *Backend) Name() string { return b.local.Name() }
+
+// AllMax sets each x[i] to its maximum over the ranks.
+func (b *Backend) AllMax(x []float64) {
+	all := b.gatherAll(x)
+	for i := range x {
+		for r := range b.comm.Size() {
+			x[i] = math.Max(x[i], all[r*len(x)+i])
+		}
+	}
+}
+
+// AllSum sets each x[i] to its sum over the ranks, added in rank order.
+func (b *Backend) AllSum(x []float64) {
+	all := b.gatherAll(x)
+	b.sumParts(x, all)
+}
+
+// gatherAll gathers every rank's x (the same length on every rank).
+func (b *Backend) gatherAll(x []float64) []float64 {
+	size := b.comm.Size()
+	if cap(b.partCounts) < size {
+		b.partCounts = make([]int, size)
+	}
+	counts := b.partCounts[:size]
+	for r := range counts {
+		counts[r] = len(x)
+	}
+	b.parts = grow(b.parts, size*len(x))
+	b.allgather(x, b.parts, counts)
+	return b.parts
+}
+
+// sumParts sets dst_j = Σ_r all[r·n + j], r = 0, 1, …: the one place the
+// ranks' partial sums are added, in a fixed order.
+func (b *Backend) sumParts(dst, all []float64) {
+	n := len(dst)
+	copy(dst, all[:n])
+	for r := 1; r < b.comm.Size(); r++ {
+		for j, v := range all[r*n : (r+1)*n] {
+			dst[j] += v
+		}
+	}
+}
+
+// matrix is a game's matrix on a Backend: this rank's block, with the
+// whole game's shape; t marks Aᵀ (made by Transpose), held as the block's
+// transpose beside the block.
+type matrix struct {
+	block, blockT tensorops.Matrix
+	data          *tensor.Dense // the block, for the sampled rows
+	m, n          int
+	t             bool
+}
+
+func (a *matrix) Dims() (m, n int) {
+	if a.t {
+		return a.n, a.m
+	}
+	return a.m, a.n
+}
+
+func (a *matrix) Precision() tensorops.Precision { return a.block.Precision() }
+
+func (b *Backend) mat(a tensorops.Matrix) *matrix {
+	am, ok := a.(*matrix)
+	if !ok {
+		panic(fmt.Sprintf("shard: a %T is not a sharded matrix", a))
+	}
+	return am
+}
+
+// NewMatrix places this rank's block of rows, a tensor of hi − lo rows (see
+// Rows), as the game's m×n matrix.
+func (b *Backend) NewMatrix(t *tensor.Dense) (tensorops.Matrix, error) {
+	rows, n, err := tensorops.CheckMatrix(t)
+	if err != nil {
+		return nil, fmt.Errorf("shard: %w", err)
+	}
+	if rows != b.hi-b.lo {
+		return nil, fmt.Errorf("shard: rank %d holds rows [%d, %d) of %d, not a block of %d rows", b.comm.Rank(), b.lo, b.hi, b.m, rows)
+	}
+	blk, err := b.local.NewMatrix(t)
+	if err != nil {
+		return nil, err
+	}
+	return &matrix{block: blk, data: t, m: b.m, n: n}, nil
+}
+
+// SetMatrix replaces the block's entries with src's (this rank's rows).
+func (b *Backend) SetMatrix(dst tensorops.Matrix, src *tensor.Dense) error {
+	a := b.mat(dst)
+	if a.t {
+		panic("shard: SetMatrix on a transpose")
+	}
+	if err := b.local.SetMatrix(a.block, src); err != nil {
+		return err
+	}
+	a.data = src
+	return nil
+}
+
+// Transpose returns Aᵀ: this rank's block transposed, n × (hi − lo).
+func (b *Backend) Transpose(am tensorops.Matrix) (tensorops.Matrix, error) {
+	a := b.mat(am)
+	if a.t {
+		return nil, fmt.Errorf("shard: the transpose of a transpose")
+	}
+	bt, err := b.local.Transpose(a.block)
+	if err != nil {
+		return nil, err
+	}
+	return &matrix{block: a.block, blockT: bt, data: a.data, m: a.m, n: a.n, t: true}, nil
+}
+
+func (b *Backend) NewVector(n int) (tensorops.Vector, error) { return b.local.NewVector(n) }
+
+func (b *Backend) Free(x ...any) {
+	for _, v := range x {
+		if a, ok := v.(*matrix); ok {
+			if a.t {
+				b.local.Free(a.blockT)
+			} else {
+				b.local.Free(a.block)
+			}
+			continue
+		}
+		b.local.Free(v)
+	}
+}
+
+func (b *Backend) Load(dst tensorops.Vector, src []float64) error { return b.local.Load(dst, src) }
+func (b *Backend) Store(dst []float64, src tensorops.Vector) error {
+	return b.local.Store(dst, src)
+}
+func (b *Backend) Copy(dst, src tensorops.Vector) { b.local.Copy(dst, src) }
+func (b *Backend) Axpby(dst tensorops.Vector, alpha float64, x tensorops.Vector, beta float64, y tensorops.Vector) {
+	b.local.Axpby(dst, alpha, x, beta, y)
+}
+func (b *Backend) Start(dst tensorops.Point, s tensorops.Set) { b.local.Start(dst, s) }
+func (b *Backend) Prox(dst, center tensorops.Point, g tensorops.Vector, eta float64, s tensorops.Set) {
+	b.local.Prox(dst, center, g, eta, s)
+}
+func (b *Backend) ProxStats(dst []tensorops.BlockStats, w float64, blocks []tensorops.ProxBlock) error {
+	return b.local.ProxStats(dst, w, blocks)
+}
+func (b *Backend) Average(dst []tensorops.GapStats, w float64, blocks []tensorops.AvgBlock) error {
+	return b.local.Average(dst, w, blocks)
+}
+func (b *Backend) RegretMatch(x, r, u tensorops.Vector, sign, tiny float64, predictive bool) {
+	b.local.RegretMatch(x, r, u, sign, tiny, predictive)
+}
+
+// vec returns v's elements; v must be whole (the block's full length n).
+func vec(v tensorops.Vector, n int) tensorops.CPUVector {
+	x, ok := v.(tensorops.CPUVector)
+	if !ok || len(x) != n {
+		panic(fmt.Sprintf("shard: a vector of length %d expected, got a %T of %d", n, v, v.Len()))
+	}
+	return x
+}
+
+// orient returns the untransposed matrix behind a and whether a was Aᵀ.
+func (b *Backend) orient(am tensorops.Matrix) (*matrix, bool) {
+	a := b.mat(am)
+	return a, a.t
+}
+
+// Operator sets fp = −A q and fq = Aᵀp: one local pass over the block
+// into [this rank's rows of −A q, its partial Aᵀp], one gather of those
+// from every rank (one synchronization per pass: each is a point where a
+// rank that the system delayed holds up the others), then the rows put in
+// place and the partials summed in rank order.
+func (b *Backend) Operator(fp, fq tensorops.Vector, am tensorops.Matrix, p, q tensorops.Vector) {
+	a := b.mat(am)
+	if a.t {
+		panic("shard: Operator on a transpose")
+	}
+	fpv, fqv, pv, qv := vec(fp, a.m), vec(fq, a.n), vec(p, a.m), vec(q, a.n)
+	k, size := b.hi-b.lo, b.comm.Size()
+	b.aq = grow(b.aq, k+a.n)
+	b.local.Operator(tensorops.CPUVector(b.aq[:k]), tensorops.CPUVector(b.aq[k:]), a.block, tensorops.CPUVector(pv[b.lo:b.hi]), qv)
+	if cap(b.opCounts) < size {
+		b.opCounts = make([]int, size)
+	}
+	counts := b.opCounts[:size]
+	for r, rows := range b.rows {
+		counts[r] = rows + a.n
+	}
+	b.parts = grow(b.parts, a.m+size*a.n)
+	b.allgather(b.aq, b.parts, counts)
+	off, lo := 0, 0
+	for r, rows := range b.rows {
+		copy(fpv[lo:lo+rows], b.parts[off:off+rows])
+		lo += rows
+		off += rows
+		part := b.parts[off : off+a.n]
+		if r == 0 {
+			copy(fqv, part)
+		} else {
+			for j, v := range part { // the order of sumParts
+				fqv[j] += v
+			}
+		}
+		off += a.n
+	}
+}
+
+// MulVec sets dst = A q (or Aᵀq for a transpose).
+func (b *Backend) MulVec(dst tensorops.Vector, am tensorops.Matrix, q tensorops.Vector) {
+	a, t := b.orient(am)
+	if t {
+		b.mulT(dst, a, q)
+		return
+	}
+	b.mul(dst, a, q)
+}
+
+// MulTVec sets dst = Aᵀp (or A p for a transpose).
+func (b *Backend) MulTVec(dst tensorops.Vector, am tensorops.Matrix, p tensorops.Vector) {
+	a, t := b.orient(am)
+	if t {
+		b.mul(dst, a, p)
+		return
+	}
+	b.mulT(dst, a, p)
+}
+
+func (b *Backend) mul(dst tensorops.Vector, a *matrix, q tensorops.Vector) {
+	dv, qv := vec(dst, a.m), vec(q, a.n)
+	b.aq = grow(b.aq, b.hi-b.lo)
+	b.local.MulVec(tensorops.CPUVector(b.aq), a.block, qv)
+	b.allgather(b.aq, dv, b.rows)
+}
+
+func (b *Backend) mulT(dst tensorops.Vector, a *matrix, p tensorops.Vector) {
+	dv, pv := vec(dst, a.n), vec(p, a.m)
+	b.part = grow(b.part, a.n)
+	b.local.MulTVec(tensorops.CPUVector(b.part), a.block, tensorops.CPUVector(pv[b.lo:b.hi]))
+	b.sumParts(dv, b.gatherAll(b.part))
+}
+
+// SampledOperator draws exactly the indices a single process draws (the
+// draws read the whole p and q, which every rank holds). The sampled
+// columns' rows of −(1/b) Σ A e_j are this rank's block's own (the local
+// backend forms them, bit for bit as one process would) and are gathered;
+// the sampled rows are summed by the ranks that hold them, the partials
+// added in rank order, then divided by b.
+func (b *Backend) SampledOperator(fp, fq tensorops.Vector, am, at tensorops.Matrix, p, q tensorops.Vector, d tensorops.Draw) {
+	a := b.mat(am)
+	if a.t {
+		panic("shard: SampledOperator on a transpose")
+	}
+	var blockT tensorops.Matrix
+	if at != nil {
+		blockT = b.mat(at).blockT
+	}
+	fpv, fqv, pv, qv := vec(fp, a.m), vec(fq, a.n), vec(p, a.m), vec(q, a.n)
+	if d.Batch < 1 {
+		panic(fmt.Sprintf("shard: SampledOperator: batch %d", d.Batch))
+	}
+	b.aq, b.part = grow(b.aq, b.hi-b.lo), grow(b.part, a.n)
+	// The local draw of rows from this rank's part of p is not the game's:
+	// its row sum (b.part) is replaced below.
+	b.local.SampledOperator(tensorops.CPUVector(b.aq), tensorops.CPUVector(b.part), a.block, blockT, tensorops.CPUVector(pv[b.lo:b.hi]), qv, d)
+	b.allgather(b.aq, fpv, b.rows)
+	ok := b.drawRows(pv, d)
+	clear(b.part)
+	if ok {
+		if a.data.Dtype() == tensor.Float64 {
+			sumRows(b.part, a.data.Float64s(), a.n, b.lo, b.hi, b.draws)
+		} else {
+			sumRows(b.part, a.data.Float32s(), a.n, b.lo, b.hi, b.draws)
+		}
+	}
+	b.sumParts(fqv, b.gatherAll(b.part))
+	div := float64(d.Batch)
+	if !ok {
+		div = math.NaN()
+	}
+	for j := range fqv {
+		fqv[j] /= div
+	}
+}
+
+// drawRows draws the b row indices of d from the weights p by the rule of
+// tensorops.Backend.SampledOperator (uniforms b … 2b−1), sorted into
+// b.draws; false when p has no positive finite total.
+func (b *Backend) drawRows(p []float64, d tensorops.Draw) bool {
+	b.prefix = grow(b.prefix, len(p))
+	sum := b.prefix
+	var t float64
+	last := -1
+	for i, v := range p {
+		v = max(v, 0)
+		t += v
+		sum[i] = t
+		if v > 0 {
+			last = i
+		}
+	}
+	if !(t > 0) || math.IsInf(t, 0) {
+		return false
+	}
+	if cap(b.draws) < d.Batch {
+		b.draws = make([]int, d.Batch)
+	}
+	b.draws = b.draws[:d.Batch]
+	for k := range b.draws {
+		x := tensorops.DrawUniform(d.Seed, d.Counter, uint64(d.Batch+k)) * t
+		i, _ := slices.BinarySearchFunc(sum, x, func(s, x float64) int {
+			if x < s {
+				return 1
+			}
+			return -1
+		})
+		if i == len(sum) {
+			i = last
+		}
+		b.draws[k] = i
+	}
+	slices.Sort(b.draws)
+	return true
+}
+
+// sumRows adds to dst the rows of the drawn indices that lie in [lo, hi),
+// a repeated index as often as it was drawn, in increasing index order.
+func sumRows[T float32 | float64](dst []float64, a []T, n, lo, hi int, draws []int) {
+	for _, i := range draws {
+		if i < lo || i >= hi {
+			continue
+		}
+		for j, v := range a[(i-lo)*n : (i-lo+1)*n] {
+			dst[j] += float64(v)
+		}
+	}
+}
+
+func grow(s []float64, n int) []float64 {
+	if cap(s) < n {
+		return make([]float64, n)
+	}
+	return s[:n]
+}

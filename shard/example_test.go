@@ -1,0 +1,44 @@
+package shard_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+
+	"github.com/gpump/gpump/datasets"
+	"github.com/gpump/gpump/shard"
+	"github.com/gpump/gpump/solver"
+)
+
+// Three ranks, here goroutines of one process (under mpirun, processes
+// with mpi.Init's World as the Comm), each generate their block of rows of
+// one game and solve it together; rank 0 writes the result.
+func ExampleOpen() {
+	spec, err := datasets.ParseGenSpec("uniform:m=500,n=400,lo=-1,hi=1,seed=1")
+	if err != nil {
+		panic(err)
+	}
+	grp := shard.NewGroup(3)
+	var wg sync.WaitGroup
+	for r := range 3 {
+		wg.Go(func() {
+			c := grp.Comm(r)
+			g, err := shard.Open(c, shard.Source{Gen: &spec}, &shard.Options{Threads: 1})
+			if err != nil {
+				fmt.Fprintln(shard.Output(c, os.Stdout), err)
+				return
+			}
+			defer g.Close()
+			res, err := solver.Solve(context.Background(), g.Game, &solver.Settings{RelGap: 1e-9, MaxIterations: 100000}, nil)
+			if err != nil {
+				fmt.Fprintln(shard.Output(c, os.Stdout), err)
+				return
+			}
+			fmt.Fprintf(shard.Output(c, os.Stdout), "%v, relative gap below 1e-9: %v\n", res.Status, res.RelGap <= 1e-9)
+		})
+	}
+	wg.Wait()
+	// Output:
+	// converged, relative gap below 1e-9: true
+}
