@@ -11,69 +11,28 @@ import (
 )
 
 // Auto is the default method: the fastest certified route to the asked gap
-// that gpump knows, chosen by the rules below, with the route it took in
-// Result.Route.
+// that gpump knows, with the route it took in Result.Route.
 //
-//   - A problem that is not a matrix game (a SampledGame, a bilinear game
-//     with a box, a ball or linear terms, a Monotone problem) runs the
-//     paper's rule, mirror-prox with GAStochastic.
-//   - A matrix game runs RM+ (alternating, quadratic averaging: on the
-//     README's families it needed 0–23 % fewer passes than linear weights,
-//     and 5 % more on one). On games of 160×160 and more it runs 10
-//     iterations, then restarts warm from their best pair (regrets seeded
-//     in proportion to it at their calibrated level, as any warm start of
-//     RM+): a cold start's regret sums carry the uniform start's payoffs
-//     for thousands of iterations, and this one restart cut the passes to
-//     1e-4 by 15–40 % on uniform and Gaussian games and 2–6× on police and
-//     rank-one games (more restarts, at 100 and 1000 iterations, undid
-//     part of that). It then runs to the target, or, when the relative
-//     target is at most PolishBelow, to the handover gap Handover, from
-//     where it either goes on (warm-started from its pair, its regrets
-//     seeded at the level the phase left them: the same run, which the
-//     route does not list again) or hands over to the crossover.
-//   - There the support crossover (package polish) takes over when its
-//     predicted time is below that of RM+ going on: RM+'s remaining passes
-//     are extrapolated from its own convergence so far (the gap's decay
-//     between the middle and the end of the run since the restart, as
-//     gap ∝ T^−α), each costing a read of A at 25 GB/s; the crossover
-//     costs about 2 subgame solves of 2.5e-9 s × s³ each, s the geometric
-//     mean of the supports' sizes (the warm-started simplex of package
-//     polish from the handover, measured on uniform, Gaussian and
-//     rank-one games of 500² to 2000²: see autoSecondsPerCub). Both are
-//     estimates from sizes, not timings, so that the route of a solve does
-//     not depend on the machine's load.
-//   - The early look: on games of 160×160 and more, RM+ first stops a
-//     decade before the handover, and the crossover starts there if it is
-//     predicted to cost less than half of RM+'s passes to the handover.
-//     Police games' supports are already small there (a few dozen rows),
-//     and handing over at once took their passes from 230–1452 to 81–301.
-//   - Before that crossover, on games of 160×160 and more and for targets
-//     more than half a decade below the handover, RM+ first goes half a
-//     decade (a factor √10) past the handover when those passes
-//     (extrapolated the same way) are predicted to cost less than half the
-//     crossover: its better support guess then saves the crossover up to
-//     2× on uniform and Gaussian games of 1000². Games whose RM+ is slow or
-//     whose supports are small (police games, rank-one games of 1000²)
-//     hand over at once; larger rank-one games, whose crossover from the
-//     handover takes thousands of pivots, go on. This phase too goes on
-//     with the same run.
-//   - Every RM+ phase that a crossover may follow is watched: at each
-//     sample of its decay (a point per 10 % more passes), its passes so
-//     far plus those its decay predicts to the phase's gap are priced as
-//     above, and when they exceed twice the crossover's predicted time
-//     (once, for the half decade past the handover) the phase stops and
-//     the crossover starts from the best pair so far. The decisions
-//     above are thus renewed from RM+'s own progress, not taken once:
-//     on low-rank games RM+'s decay can look like T^−3 up to the
-//     handover and then stall (a 900×600 rank-3 game sat at relative gap
-//     1.3e-4 for 100,000 iterations), and small rank-one games can take
-//     10⁴ passes to the handover, which a crossover of milliseconds
-//     replaces.
-//   - After a crossover that did not reach the target (its subgame grew
-//     too large, its rounds ran out, rounding stalled it), RM+ goes on,
-//     warm-started from the best certified pair, watched the same way
-//     with the crossover's price doubled for each crossover so far; after
-//     4 crossovers RM+ goes on alone.
+// A problem that is not a matrix game (a SampledGame, a bilinear game with a
+// box, a ball or linear terms, a Monotone problem) runs the paper's rule,
+// mirror-prox with GAStochastic. A matrix game runs RM+ (alternating,
+// quadratic averaging); on games of 160×160 and more it restarts once, warm
+// from the best pair of its first 10 iterations, because a cold start's
+// regret sums carry the uniform start's payoffs for thousands of
+// iterations. When the relative target is at most PolishBelow, RM+ runs to
+// the handover gap (Handover) and the support crossover of package polish
+// takes over whenever its predicted time is below that of RM+ going on;
+// else RM+ goes on from where it stopped, as the same run.
+//
+// The predictions come from sizes and from RM+'s own measured decay, never
+// from clocks, so that a solve's route does not depend on the machine's
+// load. They are renewed as RM+ runs: a phase that a crossover may follow
+// stops as soon as its decay prices it above the crossover, and the route
+// may hand over a decade early (small supports) or go half a decade past
+// the handover (a sharper support guess). A crossover that misses the
+// target is followed by more watched RM+, with its price doubled each time;
+// after 4 crossovers RM+ goes on alone. DESIGN.md gives the rules in full
+// and the measurements behind them.
 //
 // The limits of Settings hold for the whole route, whose iterations are
 // RM+'s and the crossover's rounds (a subgame solve and a pass each); the
@@ -148,13 +107,9 @@ func (m *Auto) engine(Problem, *Settings) (engine, error) {
 }
 
 // DefaultHandover is Auto's handover gap for an m×n game: 0.16/√(mn),
-// clamped to [1e-3, 1e-2], so 1e-3 from 160×160 up. On small games a
-// pass costs little beside an iteration's fixed work and the subgame is
-// small, so handing over earlier pays: on batches of uniform and Gaussian
-// games solved to 1e-6–1e-9 (solver/batch_test.go's families, a game per
-// core), 1e-2 instead of 1e-3 gave 1.8× the games per second at 16×16 and
-// 1.7× at 32×32, 3e-3 gave 1.2–1.3× at 64×64 and 1.2× at 100×100, the two
-// tied at 128×128, and 1e-2 halved them at 200×200 (its subgames grow).
+// clamped to [1e-3, 1e-2], so 1e-3 from 160×160 up. On small games a pass
+// costs little beside an iteration's fixed work and the subgame is small,
+// so handing over earlier pays (measured in DESIGN.md).
 func DefaultHandover(m, n int) float64 {
 	return min(1e-2, max(1e-3, 0.16/math.Sqrt(float64(m)*float64(n))))
 }

@@ -14,25 +14,11 @@ import (
 // Polish-cost constants of the route (see Auto).
 const (
 	autoBandwidth = 25e9 // bytes per second of a pass over A
-	// autoSecondsPerCub is the seconds per s³ of a subgame solve: a
-	// crossover's time from the handover (relative gap 1e-3) over
-	// autoSubgames·s³, s the geometric mean of the RM+ pair's supports,
-	// measured 3.4e-10–7.7e-10 on uniform games of 500²–2000²,
-	// 5.8e-10–1.2e-9 on Gaussian ones of 1000²–2000², 8.7e-10 and 2.9e-9
-	// on rank-one ones of 1000² and 2000² (whose RM+ supports hold a third
-	// more strategies than the equilibrium, dropped one pivot at a time:
-	// 3701 pivots at 2000²). It is set near the top of that range. Against
-	// the former 5e-9 the route hands over earlier (a rank-one game of
-	// 1000² to 1e-9 in 2350 passes instead of 5101, 0.82 s instead of
-	// 0.90; uniform games of 1000² and 1500² to 1e-6 by the crossover in
-	// 299 passes instead of RM+'s 3682 and 3744, 3× faster), while the
-	// rank-one game of 2000² still goes half a decade past the handover
-	// (decadePays; its crossover took 12.8 s from 1e-3 and 3.5 s from
-	// 3e-4), which it would not under 1.5e-9, and reaches 1e-4 by RM+,
-	// which it would not under 2.3e-9 (9.2 s instead of 8.0 s). A value
-	// fitted to uniform games alone (5e-10) would also polish Gaussian and
-	// uniform games of 1000²–2000² at 1e-6 (2–3× faster), but no single s³
-	// constant fits both families.
+	// autoSecondsPerCub is the seconds per s³ of a subgame solve, s the
+	// geometric mean of the RM+ pair's supports: a crossover from the
+	// handover over autoSubgames·s³, set near the top of the range measured
+	// on uniform, Gaussian and rank-one games of 500²–2000² (DESIGN.md: no
+	// single constant fits every family).
 	autoSecondsPerCub = 2.5e-9
 	autoSubgames      = 2 // subgame solves of a crossover, typically
 )
@@ -112,14 +98,8 @@ const decadeMinEntries = 160 * 160
 // decadePays predicts whether, at the handover, RM+ should first bring the
 // gap down half a decade more (a factor √10): when those passes cost less
 // than half the crossover's predicted time. More RM+ sharpens the support
-// guess: from 1e-4 instead of 1e-3 the crossover needed 2–4× less time on
-// uniform, Gaussian and rank-one games of 1000²; from 3e-4 it kept most of
-// that (a Gaussian game 0.66 s → 0.30 s, against 0.25 s from 1e-4) for
-// about half the extra passes (a uniform game: 326 passes in all, against
-// 558). Games whose RM+ is slow (police games, rank-one ones of 1000²) hand
-// over at once, unless their crossover is predicted to be slower still
-// (rank-one games of 1500² and 2000²); those whose RM+ is fast but whose
-// supports are large go on.
+// guess and so shortens the crossover; games whose RM+ is slow hand over at
+// once unless their crossover is predicted to be slower still (DESIGN.md).
 func (ph *phases) decadePays(g *MatrixGame, dst *Result) bool {
 	end, alpha, ok := ph.decay()
 	if !ok {
@@ -163,10 +143,9 @@ func passSeconds(g *MatrixGame, passes float64) float64 {
 // polishSeconds is the crossover's predicted time from dst's pair, for
 // supports of k rows and l columns: s³ with s = √(k·l), since the basis's
 // LU is about the smaller support's size and each pivot's product with the
-// subgame costs k·l. On square supports it is the measured s³; a police
-// game's lopsided supports a decade before the handover (22 rows and 443
-// columns) are a crossover of milliseconds, not of the larger side's cube.
-// A nil dst stands for the whole game.
+// subgame costs k·l. On square supports it is the measured s³; lopsided
+// supports (a police game's) are priced far below the larger side's cube,
+// as they run. A nil dst stands for the whole game.
 func polishSeconds(g *MatrixGame, dst *Result) float64 {
 	k, l := float64(g.m), float64(g.n)
 	if dst != nil {
