@@ -11,9 +11,10 @@ import (
 	"github.com/gpump/gpump/kernels"
 )
 
-// The Backend operations of CUDA (its memory: cuda_memory.go). Each method's comment lists the kernels it
-// launches with their launch shapes (from package kernels, for the device's
-// attributes) and its host-device synchronizations. "Async" means the method
+// The Backend operations of CUDA (its memory: cuda_memory.go). Each
+// method's comment lists the kernels it launches with their launch shapes
+// (from package kernels, for the device's attributes) and its host-device
+// synchronizations. "Async" means the method
 // only enqueues work and returns at once.
 //
 // Per mirror-prox iteration (solver/game.go: trial, accept, advance; the
