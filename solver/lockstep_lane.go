@@ -225,6 +225,19 @@ func (op *laneOp) setKey(p int, s tensorops.Set) {
 	}
 }
 
+// blockKey records a stats block in the key from position p: its vectors,
+// then its set's setup. A linear term or a set with vectors makes the
+// operation run per game.
+func (op *laneOp) blockKey(p int, s tensorops.Set, lin tensorops.Vector, vs ...tensorops.Vector) {
+	for j, v := range vs {
+		op.key[p+j] = keyOf(v)
+	}
+	op.key[p+len(vs)] = int32(s.Setup)
+	if lin != nil || s.Lo != nil || s.Center != nil {
+		op.key[1] = -2
+	}
+}
+
 // Load queues a copy of src (taken now: the caller may reuse it).
 func (l *lane) Load(dst tensorops.Vector, src []float64) error {
 	op := l.push(lkLoad)
@@ -339,15 +352,8 @@ func (l *lane) ProxStats(dst []tensorops.BlockStats, w float64, blocks []tensoro
 	}
 	for i := range min(len(blocks), 2) {
 		b := &blocks[i]
-		p := 2 + 13*i
-		for j, v := range []tensorops.Vector{b.Y.State, b.Y.Value, b.X.State, b.X.Value, b.YNew.State, b.YNew.Value,
-			b.M, b.G, b.AvgX, b.AvgG, b.NewAvgX, b.NewAvgG} {
-			op.key[p+j] = keyOf(v)
-		}
-		op.key[p+12] = int32(b.Set.Setup)
-		if b.Lin != nil || b.Set.Lo != nil || b.Set.Center != nil {
-			op.key[1] = -2
-		}
+		op.blockKey(2+13*i, b.Set, b.Lin, b.Y.State, b.Y.Value, b.X.State, b.X.Value, b.YNew.State, b.YNew.Value,
+			b.M, b.G, b.AvgX, b.AvgG, b.NewAvgX, b.NewAvgG)
 	}
 	op.pb, op.pdst, op.s1 = blocks, dst, w
 	return l.wait()
@@ -360,14 +366,7 @@ func (l *lane) Average(dst []tensorops.GapStats, w float64, blocks []tensorops.A
 	}
 	for i := range min(len(blocks), 4) {
 		b := &blocks[i]
-		p := 2 + 6*i
-		for j, v := range []tensorops.Vector{b.X, b.G, b.AvgX, b.AvgG} {
-			op.key[p+j] = keyOf(v)
-		}
-		op.key[p+4] = int32(b.Set.Setup)
-		if b.Lin != nil || b.Set.Lo != nil || b.Set.Center != nil {
-			op.key[1] = -2
-		}
+		op.blockKey(2+6*i, b.Set, b.Lin, b.X, b.G, b.AvgX, b.AvgG)
 	}
 	op.ab, op.adst, op.s1 = blocks, dst, w
 	return l.wait()
