@@ -98,11 +98,7 @@ func (d *lockstep) batched(op *laneOp) {
 			})
 		}
 		d.pdst = grow(d.pdst, nb*len(d.group))
-		err := bb.BatchProxStats(d.pdst, d.s1, d.pb, sel)
-		for i, l := range d.group {
-			copy(l.op().pdst, d.pdst[i*nb:(i+1)*nb])
-			l.fail(err)
-		}
+		hand(d.group, d.pdst, nb, bb.BatchProxStats(d.pdst, d.s1, d.pb, sel), func(op *laneOp) []tensorops.BlockStats { return op.pdst })
 		clear(d.pb)
 	case lkAverage:
 		nb := len(op.ab)
@@ -113,11 +109,7 @@ func (d *lockstep) batched(op *laneOp) {
 				X: d.slot(b.X), G: d.slot(b.G), AvgX: d.slot(b.AvgX), AvgG: d.slot(b.AvgG)})
 		}
 		d.adst = grow(d.adst, nb*len(d.group))
-		err := bb.BatchAverage(d.adst, d.s1, d.ab, sel)
-		for i, l := range d.group {
-			copy(l.op().adst, d.adst[i*nb:(i+1)*nb])
-			l.fail(err)
-		}
+		hand(d.group, d.adst, nb, bb.BatchAverage(d.adst, d.s1, d.ab, sel), func(op *laneOp) []tensorops.GapStats { return op.adst })
 		clear(d.ab)
 	case lkStore:
 		// One copy of the whole batch vector to the host, then each game's
@@ -129,6 +121,16 @@ func (d *lockstep) batched(op *laneOp) {
 			copy(l.op().host, d.host[l.k*n:(l.k+1)*n])
 			l.fail(err)
 		}
+	}
+}
+
+// hand gives each lane of group its nb results of a batched stats call
+// (all: the group's, game after game) in the slice of its operation, and
+// the call's error.
+func hand[S any](group []*lane, all []S, nb int, err error, dst func(*laneOp) []S) {
+	for i, l := range group {
+		copy(dst(l.op()), all[i*nb:(i+1)*nb])
+		l.fail(err)
 	}
 }
 
