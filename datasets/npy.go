@@ -158,10 +158,7 @@ func decodeNPY(r io.Reader, size int64, tg target) (*tensor.Dense, error) {
 	if err != nil {
 		return nil, err
 	}
-	if size >= 0 && h.nbytes > size-h.dataOff {
-		return nil, h.truncated(size - h.dataOff)
-	}
-	if err := h.checkPlatform(); err != nil {
+	if err := h.checkPayload(size); err != nil {
 		return nil, err
 	}
 	if dt.Type == nil {

@@ -49,6 +49,15 @@ type npyHeader struct {
 	count        int     // m*n, set by checkPlatform
 }
 
+// checkPayload checks that the input of size bytes (−1: unknown) holds the
+// header's payload and that the result fits the platform (checkPlatform).
+func (h *npyHeader) checkPayload(size int64) error {
+	if size >= 0 && h.nbytes > size-h.dataOff {
+		return h.truncated(size - h.dataOff)
+	}
+	return h.checkPlatform()
+}
+
 // checkPlatform checks that a result of the header's shape can be indexed
 // with ints and sets m, n and count.
 func (h *npyHeader) checkPlatform() error {

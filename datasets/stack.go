@@ -48,10 +48,7 @@ func DecodeStack(r io.Reader, size int64) (*tensor.Dense, error) {
 	if err != nil {
 		return nil, err
 	}
-	if size >= 0 && h.nbytes > size-h.dataOff {
-		return nil, h.truncated(size - h.dataOff)
-	}
-	if err := h.checkPlatform(); err != nil {
+	if err := h.checkPayload(size); err != nil {
 		return nil, err
 	}
 	if limit, why := entryLimit(8); size < 0 && int64(h.count) > limit {

@@ -7,75 +7,32 @@ import (
 	"math"
 	"time"
 
-	"gorgonia.org/tensor"
-
 	"github.com/gpump/gpump/solver/polish"
 )
 
 // Auto is the default method: the fastest certified route to the asked gap
-// that gpump knows, chosen by the rules below, with the route it took in
-// Result.Route.
+// that gpump knows, with the route it took in Result.Route.
 //
-//   - A problem that is not a matrix game (a SampledGame, a bilinear game
-//     with a box, a ball or linear terms, a Monotone problem) runs the
-//     paper's rule, mirror-prox with GAStochastic.
-//   - A matrix game runs RM+ (alternating, quadratic averaging: on the
-//     README's families it needed 0–23 % fewer passes than linear weights,
-//     and 5 % more on one). On games of 160×160 and more it runs 10
-//     iterations, then restarts warm from their best pair (regrets seeded
-//     in proportion to it at their calibrated level, as any warm start of
-//     RM+): a cold start's regret sums carry the uniform start's payoffs
-//     for thousands of iterations, and this one restart cut the passes to
-//     1e-4 by 15–40 % on uniform and Gaussian games and 2–6× on police and
-//     rank-one games (more restarts, at 100 and 1000 iterations, undid
-//     part of that). It then runs to the target, or, when the relative
-//     target is at most PolishBelow, to the handover gap Handover, from
-//     where it either goes on (warm-started from its pair, its regrets
-//     seeded at the level the phase left them: the same run, which the
-//     route does not list again) or hands over to the crossover.
-//   - There the support crossover (package polish) takes over when its
-//     predicted time is below that of RM+ going on: RM+'s remaining passes
-//     are extrapolated from its own convergence so far (the gap's decay
-//     between the middle and the end of the run since the restart, as
-//     gap ∝ T^−α), each costing a read of A at 25 GB/s; the crossover
-//     costs about 2 subgame solves of 2.5e-9 s × s³ each, s the geometric
-//     mean of the supports' sizes (the warm-started simplex of package
-//     polish from the handover, measured on uniform, Gaussian and
-//     rank-one games of 500² to 2000²: see autoSecondsPerCub). Both are
-//     estimates from sizes, not timings, so that the route of a solve does
-//     not depend on the machine's load.
-//   - The early look: on games of 160×160 and more, RM+ first stops a
-//     decade before the handover, and the crossover starts there if it is
-//     predicted to cost less than half of RM+'s passes to the handover.
-//     Police games' supports are already small there (a few dozen rows),
-//     and handing over at once took their passes from 230–1452 to 81–301.
-//   - Before that crossover, on games of 160×160 and more and for targets
-//     more than half a decade below the handover, RM+ first goes half a
-//     decade (a factor √10) past the handover when those passes
-//     (extrapolated the same way) are predicted to cost less than half the
-//     crossover: its better support guess then saves the crossover up to
-//     2× on uniform and Gaussian games of 1000². Games whose RM+ is slow or
-//     whose supports are small (police games, rank-one games of 1000²)
-//     hand over at once; larger rank-one games, whose crossover from the
-//     handover takes thousands of pivots, go on. This phase too goes on
-//     with the same run.
-//   - Every RM+ phase that a crossover may follow is watched: at each
-//     sample of its decay (a point per 10 % more passes), its passes so
-//     far plus those its decay predicts to the phase's gap are priced as
-//     above, and when they exceed twice the crossover's predicted time
-//     (once, for the half decade past the handover) the phase stops and
-//     the crossover starts from the best pair so far. The decisions
-//     above are thus renewed from RM+'s own progress, not taken once:
-//     on low-rank games RM+'s decay can look like T^−3 up to the
-//     handover and then stall (a 900×600 rank-3 game sat at relative gap
-//     1.3e-4 for 100,000 iterations), and small rank-one games can take
-//     10⁴ passes to the handover, which a crossover of milliseconds
-//     replaces.
-//   - After a crossover that did not reach the target (its subgame grew
-//     too large, its rounds ran out, rounding stalled it), RM+ goes on,
-//     warm-started from the best certified pair, watched the same way
-//     with the crossover's price doubled for each crossover so far; after
-//     4 crossovers RM+ goes on alone.
+// A problem that is not a matrix game (a SampledGame, a bilinear game with a
+// box, a ball or linear terms, a Monotone problem) runs the paper's rule,
+// mirror-prox with GAStochastic. A matrix game runs RM+ (alternating,
+// quadratic averaging); on games of 160×160 and more it restarts once, warm
+// from the best pair of its first 10 iterations, because a cold start's
+// regret sums carry the uniform start's payoffs for thousands of
+// iterations. When the relative target is at most PolishBelow, RM+ runs to
+// the handover gap (Handover) and the support crossover of package polish
+// takes over whenever its predicted time is below that of RM+ going on;
+// else RM+ goes on from where it stopped, as the same run.
+//
+// The predictions come from sizes and from RM+'s own measured decay, never
+// from clocks, so that a solve's route does not depend on the machine's
+// load. They are renewed as RM+ runs: a phase that a crossover may follow
+// stops as soon as its decay prices it above the crossover, and the route
+// may hand over a decade early (small supports) or go half a decade past
+// the handover (a sharper support guess). A crossover that misses the
+// target is followed by more watched RM+, with its price doubled each time;
+// after 4 crossovers RM+ goes on alone. DESIGN.md gives the rules in full
+// and the measurements behind them.
 //
 // The limits of Settings hold for the whole route, whose iterations are
 // RM+'s and the crossover's rounds (a subgame solve and a pass each); the
@@ -150,13 +107,9 @@ func (m *Auto) engine(Problem, *Settings) (engine, error) {
 }
 
 // DefaultHandover is Auto's handover gap for an m×n game: 0.16/√(mn),
-// clamped to [1e-3, 1e-2], so 1e-3 from 160×160 up. On small games a
-// pass costs little beside an iteration's fixed work and the subgame is
-// small, so handing over earlier pays: on batches of uniform and Gaussian
-// games solved to 1e-6–1e-9 (solver/batch_test.go's families, a game per
-// core), 1e-2 instead of 1e-3 gave 1.8× the games per second at 16×16 and
-// 1.7× at 32×32, 3e-3 gave 1.2–1.3× at 64×64 and 1.2× at 100×100, the two
-// tied at 128×128, and 1e-2 halved them at 200×200 (its subgames grow).
+// clamped to [1e-3, 1e-2], so 1e-3 from 160×160 up. On small games a pass
+// costs little beside an iteration's fixed work and the subgame is small,
+// so handing over earlier pays (measured in DESIGN.md).
 func DefaultHandover(m, n int) float64 {
 	return min(1e-2, max(1e-3, 0.16/math.Sqrt(float64(m)*float64(n))))
 }
@@ -164,32 +117,6 @@ func DefaultHandover(m, n int) float64 {
 // autoRestartAfter is the number of iterations after which Auto restarts
 // RM+ warm from its best pair (see Auto).
 const autoRestartAfter = 10
-
-// Polish-cost constants of the route (see Auto).
-const (
-	autoBandwidth = 25e9 // bytes per second of a pass over A
-	// autoSecondsPerCub is the seconds per s³ of a subgame solve: a
-	// crossover's time from the handover (relative gap 1e-3) over
-	// autoSubgames·s³, s the geometric mean of the RM+ pair's supports,
-	// measured 3.4e-10–7.7e-10 on uniform games of 500²–2000²,
-	// 5.8e-10–1.2e-9 on Gaussian ones of 1000²–2000², 8.7e-10 and 2.9e-9
-	// on rank-one ones of 1000² and 2000² (whose RM+ supports hold a third
-	// more strategies than the equilibrium, dropped one pivot at a time:
-	// 3701 pivots at 2000²). It is set near the top of that range. Against
-	// the former 5e-9 the route hands over earlier (a rank-one game of
-	// 1000² to 1e-9 in 2350 passes instead of 5101, 0.82 s instead of
-	// 0.90; uniform games of 1000² and 1500² to 1e-6 by the crossover in
-	// 299 passes instead of RM+'s 3682 and 3744, 3× faster), while the
-	// rank-one game of 2000² still goes half a decade past the handover
-	// (decadePays; its crossover took 12.8 s from 1e-3 and 3.5 s from
-	// 3e-4), which it would not under 1.5e-9, and reaches 1e-4 by RM+,
-	// which it would not under 2.3e-9 (9.2 s instead of 8.0 s). A value
-	// fitted to uniform games alone (5e-10) would also polish Gaussian and
-	// uniform games of 1000²–2000² at 1e-6 (2–3× faster), but no single s³
-	// constant fits both families.
-	autoSecondsPerCub = 2.5e-9
-	autoSubgames      = 2 // subgame solves of a crossover, typically
-)
 
 // solveRoute runs Auto's route on p into dst.
 func (m *Auto) solveRoute(ctx context.Context, dst *Result, p Problem, s *Settings) error {
@@ -430,43 +357,6 @@ func (m *Auto) watched(ctx context.Context, dst *Result, g *MatrixGame, rel floa
 	return false, err
 }
 
-// watch is the state of a watched RM+ phase (see Auto.watched); its zero
-// value watches nothing.
-type watch struct {
-	g      *MatrixGame
-	target float64
-	limit  float64
-	cancel context.CancelFunc
-	from   int // the decay's passes when the phase started
-	fired  bool
-}
-
-// watchMinPasses is the fewest passes a watched phase runs before its
-// decay may stop it (and at least as many as the decay had before it), so
-// that the first samples of a fresh run do not decide.
-const watchMinPasses = 20
-
-// check stops the watched phase when its passes so far and those its
-// decay predicts to the target exceed the limit together; passes are the
-// decay's at its latest sample. The passes so far count because the
-// decay's prediction is optimistic where RM+ stagnates in steps (gap ∝
-// T^−α with α clamped to [1, 3] by decay): a phase that has spent more
-// than the limit is wrong about its cost whatever it predicts next.
-func (w *watch) check(ph *phases, passes int) {
-	if w.cancel == nil || w.fired || passes-w.from < max(watchMinPasses, w.from) {
-		return
-	}
-	end, alpha, ok := ph.decay()
-	if !ok || end.gap <= w.target {
-		return
-	}
-	rest := float64(end.passes) * (math.Pow(end.gap/w.target, 1/alpha) - 1)
-	if passSeconds(w.g, float64(passes-w.from)+rest) > w.limit {
-		w.fired = true
-		w.cancel()
-	}
-}
-
 // relTarget is the relative gap s asks for a game: the tighter of RelGap
 // and AbsGap / max |A_ij| (+Inf with neither).
 func relTarget(g *MatrixGame, s *Settings) float64 {
@@ -582,257 +472,4 @@ func tidyPolished(ctx context.Context, pg *polishGame, dst *Result, target float
 	dst.Gap, dst.RelGap = c.gap/u, c.gap/scale
 	dst.ValueLower, dst.ValueUpper = c.lower/u, c.upper/u
 	return nil
-}
-
-// phases carries the limits and the work of Auto's route across its
-// phases, each a solve of its own.
-type phases struct {
-	s     Settings // the solve's own
-	t0    time.Time
-	stats Stats
-	rec   phaseRecorder
-	// gaps holds the relative gap of the RM+ run that goes to the
-	// handover (after the restart, over the phases that carry its
-	// regrets) at each of its matrix pass counts, from decayBase on, for
-	// the extrapolations of earlyPays, polishPays and decadePays.
-	gaps      []passGap
-	decayBase int
-	watch     watch
-}
-
-type passGap struct {
-	passes int
-	gap    float64
-}
-
-// reset starts a route under settings s.
-func (ph *phases) reset(s *Settings) {
-	*ph = phases{s: *s, t0: time.Now(), gaps: ph.gaps[:0], rec: phaseRecorder{r: s.Recorder}}
-	ph.rec.ph = ph
-}
-
-// settings returns the settings of the next phase: the relative target
-// rel (the solve's own, AbsGap folded in, or a handover), the limits left,
-// and the phase recorder.
-func (ph *phases) settings(rel float64) *Settings {
-	s := ph.s
-	s.RelGap, s.AbsGap, s.Init = rel, 0, nil
-	if s.MaxIterations > 0 {
-		s.MaxIterations = max(1, s.MaxIterations-ph.stats.Iterations)
-	}
-	if s.MaxEvaluations > 0 {
-		s.MaxEvaluations = max(1, s.MaxEvaluations-ph.stats.Evaluations)
-	}
-	if s.TimeLimit > 0 {
-		s.TimeLimit = max(time.Nanosecond, s.TimeLimit-time.Since(ph.t0))
-	}
-	s.Recorder = &ph.rec
-	return &s
-}
-
-// left reports whether the limits leave room for another phase.
-func (ph *phases) left() bool { return ph.limit() == NotTerminated }
-
-// limit returns the status of the first limit reached, or NotTerminated.
-func (ph *phases) limit() Status {
-	switch s := &ph.s; {
-	case s.MaxIterations > 0 && ph.stats.Iterations >= s.MaxIterations:
-		return IterationLimit
-	case s.MaxEvaluations > 0 && ph.stats.Evaluations >= s.MaxEvaluations:
-		return EvaluationLimit
-	case s.TimeLimit > 0 && time.Since(ph.t0) >= s.TimeLimit:
-		return TimeLimit
-	}
-	return NotTerminated
-}
-
-// met reports whether dst meets the solve's own targets.
-func (ph *phases) met(dst *Result) bool {
-	return ph.s.RelGap > 0 && dst.RelGap <= ph.s.RelGap || ph.s.AbsGap > 0 && dst.Gap <= ph.s.AbsGap
-}
-
-// add counts a phase's work.
-func (ph *phases) add(r *Result) {
-	st := &ph.stats
-	st.Iterations += r.Iterations
-	st.Evaluations += r.Evaluations
-	st.MatrixPasses += r.MatrixPasses
-	st.GapPasses += r.GapPasses
-	st.Rejections += r.Rejections
-	st.Restarts += r.Restarts
-	st.Step = r.Step
-	ph.rec.base = *st
-}
-
-// fill writes the route's totals and final status into dst.
-func (ph *phases) fill(dst *Result) {
-	dst.Stats = ph.stats
-	dst.Runtime = time.Since(ph.t0)
-	switch {
-	case ph.met(dst):
-		dst.Status = Converged
-	case dst.Status == Converged || dst.Status == NotTerminated:
-		// The last phase met only its own target (a handover) or was
-		// stopped by the route (watched): the route ended on a limit.
-		dst.Status = ph.limit()
-	}
-}
-
-// polishPays predicts whether the crossover reaches target sooner than
-// RM+ going on (see Auto).
-func (ph *phases) polishPays(g *MatrixGame, dst *Result, target float64) bool {
-	end, alpha, ok := ph.decay()
-	if !ok {
-		return true
-	}
-	passes := float64(end.passes) * (math.Pow(end.gap/target, 1/alpha) - 1)
-	return polishSeconds(g, dst) < passSeconds(g, passes)
-}
-
-// earlyPays predicts, a decade before the handover, whether the crossover
-// should start at once: when its predicted time is below half that of
-// RM+'s passes to the handover. Police games' supports are a few dozen
-// strategies there (a crossover of milliseconds) while RM+ needs another
-// thousand passes; random games' supports are still most of the game.
-func (ph *phases) earlyPays(g *MatrixGame, dst *Result, handover float64) bool {
-	end, alpha, ok := ph.decay()
-	if !ok {
-		return false
-	}
-	passes := float64(end.passes) * (math.Pow(end.gap/handover, 1/alpha) - 1)
-	return polishSeconds(g, dst) < passSeconds(g, passes)/2
-}
-
-// sqrt10 is the factor by which decadePays's extra RM+ phase lowers the
-// handover gap: half a decade.
-const sqrt10 = 3.1622776601683795
-
-// decadeMinEntries is the smallest game that decadePays applies to: from
-// 160×160 up, where DefaultHandover is 1e-3 and a pass is mostly reading A
-// (the model's bandwidth); on smaller games an iteration's fixed costs
-// dominate its passes and the handover is already tuned by size.
-const decadeMinEntries = 160 * 160
-
-// decadePays predicts whether, at the handover, RM+ should first bring the
-// gap down half a decade more (a factor √10): when those passes cost less
-// than half the crossover's predicted time. More RM+ sharpens the support
-// guess: from 1e-4 instead of 1e-3 the crossover needed 2–4× less time on
-// uniform, Gaussian and rank-one games of 1000²; from 3e-4 it kept most of
-// that (a Gaussian game 0.66 s → 0.30 s, against 0.25 s from 1e-4) for
-// about half the extra passes (a uniform game: 326 passes in all, against
-// 558). Games whose RM+ is slow (police games, rank-one ones of 1000²) hand
-// over at once, unless their crossover is predicted to be slower still
-// (rank-one games of 1500² and 2000²); those whose RM+ is fast but whose
-// supports are large go on.
-func (ph *phases) decadePays(g *MatrixGame, dst *Result) bool {
-	end, alpha, ok := ph.decay()
-	if !ok {
-		return false
-	}
-	passes := float64(end.passes) * (math.Pow(sqrt10, 1/alpha) - 1)
-	return passSeconds(g, passes) < polishSeconds(g, dst)/2
-}
-
-// decay returns the first phase's last gap and the exponent α of its
-// decay as gap ∝ T^−α between the middle and the end of the phase, in
-// [1, 3]; ok is false before two samples.
-func (ph *phases) decay() (end passGap, alpha float64, ok bool) {
-	if len(ph.gaps) < 2 {
-		return passGap{}, 0, false
-	}
-	end = ph.gaps[len(ph.gaps)-1]
-	mid := end
-	for _, pg := range ph.gaps {
-		if pg.passes >= end.passes/2 {
-			mid = pg
-			break
-		}
-	}
-	alpha = 1.0
-	if mid.passes < end.passes && mid.gap > end.gap && end.gap > 0 {
-		alpha = math.Log(mid.gap/end.gap) / math.Log(float64(end.passes)/float64(mid.passes))
-	}
-	return end, min(max(alpha, 1), 3), true
-}
-
-// passSeconds is the predicted time of passes over g's matrix.
-func passSeconds(g *MatrixGame, passes float64) float64 {
-	size := 8.0
-	if g.a.Dtype() == tensor.Float32 {
-		size = 4
-	}
-	return passes * float64(g.m) * float64(g.n) * size / autoBandwidth
-}
-
-// polishSeconds is the crossover's predicted time from dst's pair, for
-// supports of k rows and l columns: s³ with s = √(k·l), since the basis's
-// LU is about the smaller support's size and each pivot's product with the
-// subgame costs k·l. On square supports it is the measured s³; a police
-// game's lopsided supports a decade before the handover (22 rows and 443
-// columns) are a crossover of milliseconds, not of the larger side's cube.
-// A nil dst stands for the whole game.
-func polishSeconds(g *MatrixGame, dst *Result) float64 {
-	k, l := float64(g.m), float64(g.n)
-	if dst != nil {
-		k, l = float64(support(dst.Row)), float64(support(dst.Column))
-	}
-	sub := math.Sqrt(k * l)
-	return autoSubgames * autoSecondsPerCub * sub * sub * sub
-}
-
-// support counts the entries of x above 1e-3 times its largest.
-func support(x []float64) int {
-	var mx float64
-	for _, v := range x {
-		mx = max(mx, v)
-	}
-	k := 0
-	for _, v := range x {
-		if v > 1e-3*mx {
-			k++
-		}
-	}
-	return k
-}
-
-// phaseRecorder passes the phases' records on as one run: one Init, and
-// counts and times offset by the phases before.
-type phaseRecorder struct {
-	ph     *phases
-	r      Recorder
-	inited bool
-	base   Stats
-	rec    Record
-}
-
-// Init implements Recorder.
-func (pr *phaseRecorder) Init(info *Info) error {
-	if pr.inited || pr.r == nil {
-		return nil
-	}
-	pr.inited = true
-	i := *info
-	i.Method = "auto"
-	i.Settings = &pr.ph.s
-	return pr.r.Init(&i)
-}
-
-// Record implements Recorder.
-func (pr *phaseRecorder) Record(r *Record) error {
-	// The decay of the phase to the handover, sampled geometrically (a
-	// point per 10 % more passes) so that a long phase keeps few.
-	passes := pr.base.MatrixPasses + r.MatrixPasses - pr.ph.decayBase
-	if g := pr.ph.gaps; len(g) == 0 || float64(passes) >= 1.1*float64(g[len(g)-1].passes) {
-		pr.ph.gaps = append(g, passGap{passes, r.RelGap})
-		pr.ph.watch.check(pr.ph, passes)
-	}
-	if pr.r == nil {
-		return nil
-	}
-	pr.rec = *r
-	pr.rec.Iteration += pr.base.Iterations
-	pr.rec.Evaluations += pr.base.Evaluations
-	pr.rec.MatrixPasses += pr.base.MatrixPasses
-	pr.rec.Elapsed = time.Since(pr.ph.t0)
-	return pr.r.Record(&pr.rec)
 }

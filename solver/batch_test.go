@@ -52,6 +52,16 @@ func stack(t testing.TB, dt tensor.Dtype, b, m, n, bad int) *tensor.Dense {
 	return out
 }
 
+// float64Batch is the batch of stack's float64 games, none bad.
+func float64Batch(t testing.TB, b, m, n int) *solver.Batch {
+	t.Helper()
+	batch, err := solver.NewBatch(stack(t, tensor.Float64, b, m, n, -1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return batch
+}
+
 // solveAlone solves one game on its own, placed on a one-thread CPU
 // backend (a batch worker's), with a fresh method.
 func solveAlone(t *testing.T, a *tensor.Dense, s *solver.Settings, name string) (*solver.Result, error) {
@@ -151,10 +161,7 @@ func TestSolveBatchSameAsAlone(t *testing.T) {
 }
 
 func TestSolveBatchCanceled(t *testing.T) {
-	batch, err := solver.NewBatch(stack(t, tensor.Float64, 5, 8, 9, -1))
-	if err != nil {
-		t.Fatal(err)
-	}
+	batch := float64Batch(t, 5, 8, 9)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	res, err := solver.SolveBatch(ctx, batch, nil, nil)
@@ -169,10 +176,7 @@ func TestSolveBatchCanceled(t *testing.T) {
 }
 
 func TestSolveBatchRefuses(t *testing.T) {
-	good, err := solver.NewBatch(stack(t, tensor.Float64, 2, 3, 4, -1))
-	if err != nil {
-		t.Fatal(err)
-	}
+	good := float64Batch(t, 2, 3, 4)
 	var noop solver.Recorder = nopRecorder{}
 	for _, c := range []struct {
 		name string
@@ -221,10 +225,7 @@ func (nopRecorder) Record(*solver.Record) error { return nil }
 // Warm starts per game: each game starts from its own pair, as alone.
 func TestSolveBatchInits(t *testing.T) {
 	const b, m, n = 4, 12, 10
-	batch, err := solver.NewBatch(stack(t, tensor.Float64, b, m, n, -1))
-	if err != nil {
-		t.Fatal(err)
-	}
+	batch := float64Batch(t, b, m, n)
 	s := solver.Settings{RelGap: 1e-3, MaxIterations: 100000}
 	coarse, err := solver.SolveBatch(context.Background(), batch, &solver.BatchSettings{Settings: s}, &solver.RegretMatching{})
 	if err != nil {
@@ -261,10 +262,7 @@ func TestSolveBatchInits(t *testing.T) {
 // is per solve): each game still gets the result of solving it alone.
 func TestSolveBatchOwnSubgame(t *testing.T) {
 	const b, m, n = 8, 40, 40
-	batch, err := solver.NewBatch(stack(t, tensor.Float64, b, m, n, -1))
-	if err != nil {
-		t.Fatal(err)
-	}
+	batch := float64Batch(t, b, m, n)
 	s := solver.Settings{RelGap: 1e-9, MaxIterations: 100000}
 	method := &solver.Auto{Polish: &polish.Options{Subgame: &polish.Subgame{}}}
 	got, err := solver.SolveBatch(context.Background(), batch, &solver.BatchSettings{Settings: s, Workers: 2, Threads: 1}, method)
@@ -294,10 +292,7 @@ func TestSolveBatchAllocs(t *testing.T) {
 		t.Skip("the race detector's instrumentation allocates")
 	}
 	allocs := func(b int) float64 {
-		batch, err := solver.NewBatch(stack(t, tensor.Float64, b, 12, 10, -1))
-		if err != nil {
-			t.Fatal(err)
-		}
+		batch := float64Batch(t, b, 12, 10)
 		s := &solver.BatchSettings{Settings: solver.Settings{RelGap: 1e-3, MaxIterations: 10000}, Workers: 2, Threads: 1}
 		return testing.AllocsPerRun(3, func() {
 			if _, err := solver.SolveBatch(context.Background(), batch, s, &solver.RegretMatching{}); err != nil {
@@ -318,10 +313,7 @@ func TestSolveBatchLockstepAllocs(t *testing.T) {
 	if solver.RaceEnabled {
 		t.Skip("the race detector's instrumentation allocates")
 	}
-	batch, err := solver.NewBatch(stack(t, tensor.Float64, 16, 12, 10, -1))
-	if err != nil {
-		t.Fatal(err)
-	}
+	batch := float64Batch(t, 16, 12, 10)
 	cpu := tensorops.NewCPU(2)
 	defer cpu.Close()
 	allocs := func(name string, iters int) float64 {
@@ -349,10 +341,7 @@ func BenchmarkSolveBatch(b *testing.B) {
 	}{{256, 16, 1e-9}, {256, 64, 1e-6}} {
 		for _, path := range []string{"workers", "lockstep"} {
 			b.Run(fmt.Sprintf("%dx%d²/%g/%s", c.games, c.n, c.eps, path), func(b *testing.B) {
-				batch, err := solver.NewBatch(stack(b, tensor.Float64, c.games, c.n, c.n, -1))
-				if err != nil {
-					b.Fatal(err)
-				}
+				batch := float64Batch(b, c.games, c.n, c.n)
 				s := &solver.BatchSettings{Settings: solver.Settings{RelGap: c.eps, MaxIterations: 1000000}}
 				if path == "lockstep" {
 					cpu := tensorops.NewCPU(0)
@@ -436,10 +425,7 @@ func (c *countingBackend) Average(dst []tensorops.GapStats, w float64, blocks []
 // step's calls alone).
 func TestSolveBatchLockstepCalls(t *testing.T) {
 	const b, m, n = 24, 16, 12
-	batch, err := solver.NewBatch(stack(t, tensor.Float64, b, m, n, -1))
-	if err != nil {
-		t.Fatal(err)
-	}
+	batch := float64Batch(t, b, m, n)
 	for _, name := range []string{"rm+", "ga-smooth", "omwu"} {
 		cpu := tensorops.NewCPU(1)
 		be := &countingBackend{CPU: cpu, batched: map[string]int{}, single: map[string]int{}}

@@ -6,17 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"math"
-	"os"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/gpump/gpump/solver"
 	"github.com/gpump/gpump/solver/problems"
 )
-
-var compareRules = flag.Bool("compare", false, "run TestCompareRules, the step-rule comparison on the registry's problems (also GPUMP_COMPARE=1)")
 
 // gapHistory records, at every iteration, the evaluations, the certified gap
 // of the average and the best certified relative gap so far.
@@ -117,14 +113,14 @@ func TestProblemRates(t *testing.T) {
 
 // compareRow is one line of the step-rule comparison.
 type compareRow struct {
-	rule         string
-	to2, to3     int // evaluations to relative gap 1e-2, 1e-3 (0: not reached)
-	gap          float64
-	evals, iters int
-	failed       string // why the run stopped early, if it did
+	rule     string
+	to2, to3 int // evaluations to relative gap 1e-2, 1e-3 (0: not reached)
+	gap      float64
+	evals    int
+	failed   string // why the run stopped early, if it did
 }
 
-// compareBudget is the evaluation budget of every run of TestCompareRules on
+// compareBudget is the evaluation budget of every run of BenchmarkCompareRules on
 // the registry's problems.
 const compareBudget = 1_000_000
 
@@ -142,17 +138,14 @@ const (
 // compareNoise is the noise of the registry problems' stochastic runs, as a
 // fraction of their G0: Noisy's σ is chosen so that the dual norm of one
 // draw of σξ is compareNoise·Bound.
-var compareNoise = flag.Float64("compare-noise", 0.1, "TestCompareRules: the noise of the stochastic runs on the registry's problems, as a fraction of G0")
-
-// compareOnly restricts TestCompareRules to one case.
-var compareOnly = flag.String("compare-only", "", "TestCompareRules: run only the named case (the game is \"game\")")
+var compareNoise = flag.Float64("compare-noise", 0.1, "BenchmarkCompareRules: the noise of the stochastic runs on the registry's problems, as a fraction of G0")
 
 // compareCase is one problem of the comparison: its name, its setting, the
 // paper's rule for it, and how to build it for the deterministic or the
 // stochastic oracle with the settings of its runs.
 type compareCase struct {
 	name, setting, rule string
-	build               func(t *testing.T, stochastic bool) (solver.Problem, solver.Settings)
+	build               func(t testing.TB, stochastic bool) (solver.Problem, solver.Settings)
 }
 
 // compareCases returns the matrix game and the registry's problems. The
@@ -161,7 +154,7 @@ type compareCase struct {
 func compareCases() []compareCase {
 	cases := []compareCase{{
 		name: "uniform 500×500 game", setting: problems.LipschitzSmooth, rule: "ga-smooth",
-		build: func(t *testing.T, stochastic bool) (solver.Problem, solver.Settings) {
+		build: func(t testing.TB, stochastic bool) (solver.Problem, solver.Settings) {
 			g, err := solver.NewMatrixGame(referenceGames(t)["uniform[0,1] 500x500"])
 			if err != nil {
 				t.Fatal(err)
@@ -175,7 +168,7 @@ func compareCases() []compareCase {
 	for _, spec := range problems.All() {
 		cases = append(cases, compareCase{
 			name: spec.Name, setting: spec.Setting, rule: spec.Rule,
-			build: func(t *testing.T, stochastic bool) (solver.Problem, solver.Settings) {
+			build: func(t testing.TB, stochastic bool) (solver.Problem, solver.Settings) {
 				p := newProblem(t, spec.Name, 0, 1)
 				if stochastic {
 					xi := make([]float64, p.Dim())
@@ -190,15 +183,17 @@ func compareCases() []compareCase {
 	return cases
 }
 
-// compareRuns runs every mirror-prox rule on the case, in parallel (each
-// run builds its own problem: a Noisy operator holds a random stream).
-func compareRuns(t *testing.T, c compareCase, stochastic bool) []compareRow {
-	type run struct {
-		label, rule string
-		knobs       func(solver.Problem) []string
-	}
+// compareRule is a mirror-prox rule of the comparison: its label, its
+// registry name and its knobs for a problem.
+type compareRule struct {
+	label, rule string
+	knobs       func(solver.Problem) []string
+}
+
+// compareRules are the mirror-prox rules of the comparison.
+func compareRules() []compareRule {
 	none := func(solver.Problem) []string { return nil }
-	runs := []run{
+	return []compareRule{
 		{"ga-smooth", "ga-smooth", none},
 		{"ga-bounded (c = 1)", "ga-bounded", none},
 		{"ga-stochastic (c = 5)", "ga-stochastic", none},
@@ -216,99 +211,96 @@ func compareRuns(t *testing.T, c compareCase, stochastic bool) []compareRow {
 		}},
 		{"backtracking", "backtracking", none},
 	}
-	rows := make([]compareRow, len(runs))
-	errs := make([]error, len(runs))
-	var wg sync.WaitGroup
-	for k, r := range runs {
-		p, s := c.build(t, stochastic)
-		wg.Go(func() {
-			var h gapHistory
-			s.Recorder = &h
-			m, err := newMethod(r.rule, r.knobs(p)...)
-			if err != nil {
-				errs[k] = err
-				return
-			}
-			row := compareRow{rule: r.label}
-			res, err := solver.Solve(context.Background(), p, &s, m)
-			switch {
-			case errors.Is(err, solver.ErrNonFinite) && len(h.evals) > 0:
-				// A singular operator under noise can be driven to
-				// the boundary, where F overflows: a result of the run.
-				row.failed = fmt.Sprintf("F overflowed after %d evaluations", h.evals[len(h.evals)-1])
-				row.gap = h.relGap[len(h.relGap)-1]
-			case err != nil:
-				errs[k] = err
-				return
-			default:
-				row.gap, row.evals, row.iters = res.RelGap, res.Evaluations, res.Iterations
-			}
-			for i, g := range h.relGap {
-				if row.to2 == 0 && g <= 1e-2 {
-					row.to2 = h.evals[i]
-				}
-				if row.to3 == 0 && g <= 1e-3 {
-					row.to3 = h.evals[i]
-					break
-				}
-			}
-			rows[k] = row
-		})
-	}
-	wg.Wait()
-	for k, err := range errs {
-		if err != nil {
-			t.Fatalf("%s, %s: %v", c.name, runs[k].label, err)
-		}
-	}
-	return rows
 }
 
-// TestCompareRules prints, as a markdown table, every mirror-prox step rule
-// on the reference matrix game and on each problem of the registry (default
-// size, seed 1), with the deterministic and with a stochastic oracle: the
-// evaluations to relative gap 1e-2 and 1e-3 (best certified point) and the
-// final relative gap, all certified (see compareCases). It runs only with
-// -compare or GPUMP_COMPARE=1, not in -short:
+// compareRun runs the rule r on p, a problem of its own (a Noisy operator
+// holds a random stream), under s.
+func compareRun(r compareRule, p solver.Problem, s solver.Settings) (compareRow, error) {
+	var h gapHistory
+	s.Recorder = &h
+	m, err := newMethod(r.rule, r.knobs(p)...)
+	if err != nil {
+		return compareRow{}, err
+	}
+	row := compareRow{rule: r.label}
+	res, err := solver.Solve(context.Background(), p, &s, m)
+	switch {
+	case errors.Is(err, solver.ErrNonFinite) && len(h.evals) > 0:
+		// A singular operator under noise can be driven to the
+		// boundary, where F overflows: a result of the run.
+		row.failed = fmt.Sprintf("F overflowed after %d evaluations", h.evals[len(h.evals)-1])
+		row.gap = h.relGap[len(h.relGap)-1]
+	case err != nil:
+		return compareRow{}, err
+	default:
+		row.gap, row.evals = res.RelGap, res.Evaluations
+	}
+	for i, g := range h.relGap {
+		if row.to2 == 0 && g <= 1e-2 {
+			row.to2 = h.evals[i]
+		}
+		if row.to3 == 0 && g <= 1e-3 {
+			row.to3 = h.evals[i]
+			break
+		}
+	}
+	return row, nil
+}
+
+// BenchmarkCompareRules runs every mirror-prox step rule on the reference
+// matrix game and on each problem of the registry (default size, seed 1),
+// with the deterministic and with a stochastic oracle, and reports the
+// evaluations to relative gap 1e-2 and 1e-3 (best certified point; a metric
+// is left out when the run did not reach that gap) and the final relative
+// gap, all certified (see compareCases); the paper's rule for the setting
+// is marked in the name. The runs are deterministic, so one
+// iteration says all (minutes in all):
 //
-//	go test ./solver -run TestCompareRules -v -compare
-func TestCompareRules(t *testing.T) {
-	if testing.Short() || !*compareRules && os.Getenv("GPUMP_COMPARE") != "1" {
-		t.Skip("the step-rule comparison runs with -compare or GPUMP_COMPARE=1")
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "\nBudgets: registry problems %d evaluations, the game %d exact or %d sampled (b = %d); seed 1; noise %.2g·G0.\n\n",
-		compareBudget, compareGameBudget, 10*compareGameBudget, compareGameBatch, *compareNoise)
-	b.WriteString("| problem (setting) | rule | exact: to 1e-2 | to 1e-3 | final rel. gap | stochastic: to 1e-2 | to 1e-3 | final rel. gap |\n")
-	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|\n")
-	fmtEvals := func(n int) string {
-		if n == 0 {
-			return "—"
-		}
-		return fmt.Sprint(n)
-	}
+//	go test ./solver -run '^$' -bench CompareRules -benchtime 1x
+//
+// -compare-noise sets the stochastic runs' noise on the registry's problems.
+func BenchmarkCompareRules(b *testing.B) {
 	for _, c := range compareCases() {
-		if *compareOnly != "" && !strings.Contains(c.name, *compareOnly) {
-			continue
-		}
-		start := time.Now()
-		det, sto := compareRuns(t, c, false), compareRuns(t, c, true)
-		fmtGap := func(r compareRow) string {
-			if r.failed != "" {
-				return fmt.Sprintf("%.2e (%s)", r.gap, r.failed)
-			}
-			return fmt.Sprintf("%.2e", r.gap)
-		}
-		for k, r := range det {
-			mark := ""
+		for _, r := range compareRules() {
+			name := c.name + " (" + c.setting + ")/" + r.label
 			if strings.HasPrefix(r.rule, c.rule) {
-				mark = " ★"
+				name += ", the paper's rule"
 			}
-			fmt.Fprintf(&b, "| %s (%s) | %s%s | %s | %s | %s | %s | %s | %s |\n", c.name, c.setting, r.rule, mark,
-				fmtEvals(r.to2), fmtEvals(r.to3), fmtGap(r), fmtEvals(sto[k].to2), fmtEvals(sto[k].to3), fmtGap(sto[k]))
+			b.Run(name, func(b *testing.B) {
+				var rows [2]compareRow
+				for range b.N {
+					var (
+						wg   sync.WaitGroup
+						errs [2]error
+					)
+					for i, stochastic := range []bool{false, true} {
+						p, s := c.build(b, stochastic)
+						wg.Go(func() { rows[i], errs[i] = compareRun(r, p, s) })
+					}
+					wg.Wait()
+					for _, err := range errs {
+						if err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+				for i, prefix := range []string{"exact-", "stochastic-"} {
+					row := rows[i]
+					if row.to2 > 0 {
+						b.ReportMetric(float64(row.to2), prefix+"evals-to-1e-2")
+					}
+					if row.to3 > 0 {
+						b.ReportMetric(float64(row.to3), prefix+"evals-to-1e-3")
+					}
+					b.ReportMetric(row.gap, prefix+"rel-gap")
+					if row.failed == "" {
+						b.ReportMetric(float64(row.evals), prefix+"evals")
+					}
+					if row.failed != "" {
+						b.Logf("%s: %s", prefix, row.failed)
+					}
+				}
+			})
 		}
-		t.Logf("%s: %s", c.name, time.Since(start).Round(time.Second))
 	}
-	b.WriteString("\n★ the paper's rule for the setting.\n")
-	t.Log(b.String())
 }

@@ -122,12 +122,12 @@ func (b *gameBase) loadPoint(z tensorops.Point, k int, s tensorops.Setup, mix fl
 // entropic warm start. The certificate of the average at the new start's
 // vertices grows with −log of their weights there, so a start that gives
 // some strategies almost nothing slows the new average down; the tuning
-// sweep of docs/methods.md (TestTuneWarmStart) found weights from 0.1 to 0.3 best and
+// sweep of docs/methods.md (BenchmarkTuneWarmStart) found weights from 0.1 to 0.3 best and
 // 1e-10 sometimes slower than a cold start.
 var startMix = 0.25
 
 // restartMix is startMix for a restart, which comes back to a point the run
 // itself reached and needs only keep every weight positive; with 1e-2 or
 // more, gap-based restarts kept undoing the run's progress
-// (TestTuneWarmStart).
+// (BenchmarkTuneWarmStart).
 var restartMix = 1e-4

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"testing"
 
-	"gorgonia.org/tensor"
-
 	"github.com/gpump/gpump/solver"
 	"github.com/gpump/gpump/tensorops"
 )
@@ -33,10 +31,7 @@ func (f *faultyBackend) Load(dst tensorops.Vector, src []float64) error {
 // after it succeeds.
 func TestSolveBatchLockstepLoadFault(t *testing.T) {
 	const b, m, n = 4, 10, 9
-	batch, err := solver.NewBatch(stack(t, tensor.Float64, b, m, n, -1))
-	if err != nil {
-		t.Fatal(err)
-	}
+	batch := float64Batch(t, b, m, n)
 	s := solver.Settings{RelGap: 1e-6, MaxIterations: 3000}
 	// Alone on the same backend the game fails: the lockstep must not be
 	// the only one not to notice.

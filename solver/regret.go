@@ -56,7 +56,7 @@ type RegretMatching struct {
 
 // Warm starts of regret matching: the calibration's iterations, and the
 // fraction of the measured regret sums seeded (RM+, PRM+), from the tuning
-// sweep of docs/methods.md (TestTuneWarmStart): for RM+ fractions of 1/4
+// sweep of docs/methods.md (BenchmarkTuneWarmStart): for RM+ fractions of 1/4
 // and 1/3 were erratic and 1 and more slower; PRM+ gains little at any
 // fraction.
 const warmCalibration = 10

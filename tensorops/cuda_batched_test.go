@@ -164,9 +164,9 @@ type gameOps func(be tensorops.Backend, v func(*batchVec) tensorops.Vector, a te
 func (f *batchFixture) check(name string, tol float64, launches, htod, dtoh int64, batched func() []float64, single gameOps) {
 	f.t.Helper()
 	c := f.c
-	before := c.TestCounts()
+	before := c.WorkerCounts()
 	got := batched()
-	after := c.TestCounts()
+	after := c.WorkerCounts()
 	if d := after.Launches - before.Launches; len(f.games) > 0 && (d != launches || after.HtoD-before.HtoD != htod || after.DtoH-before.DtoH != dtoh) {
 		f.t.Errorf("%s: %d launches, %d/%d HtoD/DtoH copies; want %d, %d/%d", name, d, after.HtoD-before.HtoD, after.DtoH-before.DtoH, launches, htod, dtoh)
 	}
@@ -420,7 +420,7 @@ func TestCUDABatched(t *testing.T) {
 		}
 	}
 	// Every batched kernel has run (TestCUDAConformance checks the others).
-	for name, n := range c.TestKernelLaunches() {
+	for name, n := range c.KernelLaunches() {
 		if strings.HasPrefix(name, kernels.BatchPrefix) && n == 0 {
 			t.Errorf("kernel %s was never launched", name)
 		}
@@ -441,17 +441,17 @@ func newBatchTest(t *testing.T, b, m, n int, games []int) *batchFixture {
 func TestCUDABatchedSelectAndAllocs(t *testing.T) {
 	f := newBatchTest(t, 5, 20, 30, []int{4, 1})
 	c := f.c
-	before := c.TestCounts()
+	before := c.WorkerCounts()
 	if err := c.Select(f.sel, []int{4, 1}); err != nil {
 		t.Fatal(err)
 	}
-	if d := c.TestCounts().HtoD - before.HtoD; d != 0 {
+	if d := c.WorkerCounts().HtoD - before.HtoD; d != 0 {
 		t.Errorf("selecting the same games again made %d copies", d)
 	}
 	if err := c.Select(f.sel, []int{1, 4}); err != nil {
 		t.Fatal(err)
 	}
-	if d := c.TestCounts().HtoD - before.HtoD; d != 1 {
+	if d := c.WorkerCounts().HtoD - before.HtoD; d != 1 {
 		t.Errorf("selecting other games made %d copies, want 1", d)
 	}
 	if f.sel.Len() != 2 || f.sel.Games() != 5 {
@@ -559,7 +559,7 @@ func TestCUDABatchedStaging(t *testing.T) {
 	games := []int{3, 0, 4, 1}
 	run := func(limit int) []float64 {
 		c := newTestCUDA(t)
-		c.TestStageLimit(limit)
+		c.SetStageLimit(limit)
 		sel, err := c.NewSelection(b)
 		if err != nil {
 			t.Fatal(err)

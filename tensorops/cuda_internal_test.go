@@ -16,10 +16,10 @@ type CUDACounts struct {
 	Launches, DtoH, HtoD, DtoD int64
 }
 
-// TestCounts returns what the worker has done up to now, every command sent
+// WorkerCounts returns what the worker has done up to now, every command sent
 // before included (it asks the worker, after them). It exists for the
 // external tests, which count the launches and copies of an iteration.
-func (c *CUDA) TestCounts() CUDACounts {
+func (c *CUDA) WorkerCounts() CUDACounts {
 	var n cudaCounts
 	if err := c.do(func() error { n = c.w.counts; return nil }); err != nil {
 		panic(err)
@@ -27,8 +27,8 @@ func (c *CUDA) TestCounts() CUDACounts {
 	return CUDACounts{Launches: n.launches, DtoH: n.dtoh, HtoD: n.htod, DtoD: n.dtod}
 }
 
-// TestMemFree returns the device memory free (cuMemGetInfo).
-func (c *CUDA) TestMemFree() int64 {
+// MemFree returns the device memory free (cuMemGetInfo).
+func (c *CUDA) MemFree() int64 {
 	var free int64
 	if err := c.do(func() error {
 		f, _, err := cu.MemInfo()
@@ -40,9 +40,9 @@ func (c *CUDA) TestMemFree() int64 {
 	return free
 }
 
-// TestKernelLaunches returns how many times each kernel of the module has
+// KernelLaunches returns how many times each kernel of the module has
 // been launched.
-func (c *CUDA) TestKernelLaunches() map[string]int64 {
+func (c *CUDA) KernelLaunches() map[string]int64 {
 	n := map[string]int64{}
 	if err := c.do(func() error {
 		for name, k := range c.w.k.byName {
@@ -83,7 +83,7 @@ func TestCUDACleanup(t *testing.T) {
 	t.Errorf("%d workers running, %d before the backend was made and dropped", cudaWorkers.Load(), before)
 }
 
-// TestStageLimit caps the words of the scalars' staging buffer in use
+// SetStageLimit caps the words of the scalars' staging buffer in use
 // between two synchronization points, so that a test reaches the full
 // buffer and the oversized copy.
-func (c *CUDA) TestStageLimit(words int) { c.stageLimit = words }
+func (c *CUDA) SetStageLimit(words int) { c.stageLimit = words }

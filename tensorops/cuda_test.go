@@ -53,7 +53,7 @@ func TestCUDAConformance(t *testing.T) {
 	// the backend loads must have run, but the batched ones, which
 	// TestCUDABatched checks the same way, and gan's payoff kernels,
 	// which gan/payoff's TestCUDASameAsCPU runs.
-	for name, n := range c.TestKernelLaunches() {
+	for name, n := range c.KernelLaunches() {
 		if n == 0 && !strings.HasPrefix(name, kernels.BatchPrefix) && !strings.HasPrefix(name, kernels.PayoffPrefix) {
 			t.Errorf("kernel %s was never launched", name)
 		}
@@ -88,13 +88,13 @@ func iterationCounts(t *testing.T, c *tensorops.CUDA, k int, iterate func() erro
 	if err := iterate(); err != nil {
 		t.Fatal(err)
 	}
-	before := c.TestCounts()
+	before := c.WorkerCounts()
 	for range k {
 		if err := iterate(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	after := c.TestCounts()
+	after := c.WorkerCounts()
 	f := float64(k)
 	return float64(after.Launches-before.Launches) / f, float64(after.DtoH-before.DtoH) / f,
 		float64(after.HtoD-before.HtoD) / f, float64(after.DtoD-before.DtoD) / f
@@ -207,16 +207,16 @@ func TestCUDASetMatrixTranspose(t *testing.T) {
 	}
 	defer c.Free(a)
 	t1 := entries(2)
-	before, free := c.TestCounts(), c.TestMemFree()
+	before, free := c.WorkerCounts(), c.MemFree()
 	if err := c.SetMatrix(a, t1); err != nil {
 		t.Fatal(err)
 	}
-	after := c.TestCounts()
+	after := c.WorkerCounts()
 	if d := (tensorops.CUDACounts{Launches: after.Launches - before.Launches, DtoH: after.DtoH - before.DtoH,
 		HtoD: after.HtoD - before.HtoD, DtoD: after.DtoD - before.DtoD}); d != (tensorops.CUDACounts{HtoD: 1}) {
 		t.Errorf("SetMatrix did %+v, want one host-to-device copy", d)
 	}
-	if f := c.TestMemFree(); f != free {
+	if f := c.MemFree(); f != free {
 		t.Errorf("SetMatrix changed the free device memory from %d to %d bytes", free, f)
 	}
 	at, err := c.Transpose(a)
@@ -224,7 +224,7 @@ func TestCUDASetMatrixTranspose(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Free(at)
-	if d := c.TestCounts(); d.HtoD != after.HtoD || d.DtoH != after.DtoH || d.Launches != after.Launches+1 {
+	if d := c.WorkerCounts(); d.HtoD != after.HtoD || d.DtoH != after.DtoH || d.Launches != after.Launches+1 {
 		t.Errorf("Transpose: %+v after %+v, want one launch and no copy", d, after)
 	}
 	// Aᵀ e_i read through MulVec is row i of the new entries.

@@ -22,7 +22,8 @@ package tensorops
 
 import (
 	"fmt"
-	"os"
+
+	"github.com/gpump/gpump/internal/kernelenv"
 )
 
 // rowKernels is one implementation of every dense row kernel for matrix
@@ -71,26 +72,15 @@ func genericRowKernels[T float32 | float64]() rowKernels[T] {
 	}
 }
 
-// kernelsEnv names the environment variable that forces an implementation
-// (generic, avx2 or avx512) so that the paths can be compared from the shell.
-const kernelsEnv = "GPUMP_KERNELS"
-
 // active is the implementation used by the checked entry points. It is a
 // package-level variable rather than being set in init so that other
 // package-level initializers that call the kernels see it already chosen.
-var active = selectKernels(availableKernels(), os.Getenv(kernelsEnv))
+var active = selectKernels(availableKernels(), kernelenv.Want())
 
 // selectKernels returns the implementation named want if it is in avail,
-// and otherwise (want empty, unknown or unsupported by this CPU) the best
-// one, avail[0]. An unavailable request is not an error: the same binary and
-// scripts must run on machines without AVX-512.
+// else the best one, avail[0] (see package kernelenv).
 func selectKernels(avail []*kernelSet, want string) *kernelSet {
-	for _, k := range avail {
-		if k.name == want {
-			return k
-		}
-	}
-	return avail[0]
+	return avail[kernelenv.Choose(avail, func(k *kernelSet) string { return k.name }, want)]
 }
 
 // kernelName returns the name of the implementation in use: "avx512",

@@ -8,13 +8,13 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"strings"
 	"testing"
 	"time"
 	"unsafe"
 
 	"github.com/gpump/gpump/internal/guardpage"
+	"github.com/gpump/gpump/internal/kernelenv"
 	"github.com/gpump/gpump/internal/memread"
 )
 
@@ -434,7 +434,7 @@ func callEvery[T float32 | float64](a []T, lda, n int, q, s []float64, p, d *[8]
 // TestKernelSelect checks the dispatch rules, including GPUMP_KERNELS.
 func TestKernelSelect(t *testing.T) {
 	avail := availableKernels()
-	if got, want := kernelName(), selectKernels(avail, os.Getenv(kernelsEnv)).name; got != want {
+	if got, want := kernelName(), selectKernels(avail, kernelenv.Want()).name; got != want {
 		t.Errorf("kernelName() = %q, want %q", got, want)
 	}
 	if avail[len(avail)-1] != &genericKernels {

@@ -13,8 +13,9 @@ package memread
 
 import (
 	"encoding/binary"
-	"os"
 	"unsafe"
+
+	"github.com/gpump/gpump/internal/kernelenv"
 )
 
 //go:generate go run ../asmgen -out memread_amd64.s -stubs memread_stubs_amd64.go memread
@@ -32,23 +33,18 @@ type impl struct {
 // read with the same instructions they use: forced to AVX2 on an AVX-512
 // machine, the kernels stand for an AVX2 machine, whose fastest read is
 // the AVX2 one.
-var impls = prefer(available(), os.Getenv(kernelsEnv))
-
-// kernelsEnv names the environment variable that forces an implementation.
-const kernelsEnv = "GPUMP_KERNELS"
+var impls = prefer(available(), kernelenv.Want())
 
 // prefer moves the implementation named want to the front of avail, which
 // lists the implementations best first; an unknown or unavailable name
-// leaves avail as it is (the same binary and scripts must run on machines
-// without AVX-512).
+// leaves avail as it is (see package kernelenv).
 func prefer(avail []impl, want string) []impl {
-	for i, im := range avail {
-		if im.name == want {
-			out := append([]impl{im}, avail[:i]...)
-			return append(out, avail[i+1:]...)
-		}
+	i := kernelenv.Choose(avail, func(im impl) string { return im.name }, want)
+	if i == 0 {
+		return avail
 	}
-	return avail
+	out := append([]impl{avail[i]}, avail[:i]...)
+	return append(out, avail[i+1:]...)
 }
 
 // Name returns the implementation in use: "avx512", "avx2" or "generic".

@@ -25,8 +25,9 @@ package sgemm
 import (
 	"fmt"
 	"math"
-	"os"
 	"unsafe"
+
+	"github.com/gpump/gpump/internal/kernelenv"
 )
 
 // Act is the activation applied to every entry of a product.
@@ -108,22 +109,14 @@ func partial(rows, cols, k int, a []float32, lda int, b []float32, nr int, bias,
 	}
 }
 
-// kernelsEnv names the environment variable that forces an implementation.
-const kernelsEnv = "GPUMP_KERNELS"
-
-// active is the kernel Pack and Gemm use.
-var active = pick(available(), os.Getenv(kernelsEnv))
+// active is the kernel Pack and Gemm use: the best, or the one
+// GPUMP_KERNELS names (see package kernelenv).
+var active = pick(available(), kernelenv.Want())
 
 // pick returns the kernel named want if avail has it, else the best one,
-// avail[0]: an unavailable request is not an error, so that one script
-// runs on machines with and without AVX-512.
+// avail[0].
 func pick(avail []*kernel, want string) *kernel {
-	for _, k := range avail {
-		if k.name == want {
-			return k
-		}
-	}
-	return avail[0]
+	return avail[kernelenv.Choose(avail, func(k *kernel) string { return k.name }, want)]
 }
 
 // Name returns the implementation in use: "avx512", "avx2" or "generic".

@@ -149,3 +149,22 @@ func gameGap(a []float64, m, n int, p, q []float64) (lo, hi float64) {
 	}
 	return lo, hi
 }
+
+// randomSubgame returns a random game of at most 12×12, of one of three
+// kinds by trial: uniform on [0, 1], integers in {0, 1, 2} (many ties:
+// degenerate), or Gaussian with σ = 100.
+func randomSubgame(r *rand.Rand, trial int) (a []float64, k, l int) {
+	k, l = 1+r.IntN(12), 1+r.IntN(12)
+	a = make([]float64, k*l)
+	for i := range a {
+		switch trial % 3 {
+		case 0:
+			a[i] = r.Float64()
+		case 1:
+			a[i] = float64(r.IntN(3))
+		default:
+			a[i] = r.NormFloat64() * 100
+		}
+	}
+	return a, k, l
+}

@@ -34,18 +34,7 @@ func TestSubgameInPlace(t *testing.T) {
 	var s, d Subgame
 	r := rand.New(rand.NewPCG(8, 8))
 	for trial := range 60 {
-		k, l := 1+r.IntN(12), 1+r.IntN(12)
-		a := make([]float64, k*l)
-		for i := range a {
-			switch trial % 3 {
-			case 0:
-				a[i] = r.Float64()
-			case 1:
-				a[i] = float64(r.IntN(3))
-			default:
-				a[i] = r.NormFloat64() * 100
-			}
-		}
+		a, k, l := randomSubgame(r, trial)
 		lent, rows, cols := embed(a, k, l, r)
 		x, y := make([]float64, k), make([]float64, l)
 		res, err := s.SolveIn(x, y, lent, rows, cols)

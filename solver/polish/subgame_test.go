@@ -84,18 +84,7 @@ func TestSubgameRandom(t *testing.T) {
 	var s Subgame // reused: the work space must not leak between sizes
 	r := rand.New(rand.NewPCG(7, 7))
 	for trial := range 60 {
-		k, l := 1+r.IntN(12), 1+r.IntN(12)
-		a := make([]float64, k*l)
-		for i := range a {
-			switch trial % 3 {
-			case 0:
-				a[i] = r.Float64()
-			case 1:
-				a[i] = float64(r.IntN(3)) // many ties: degenerate
-			default:
-				a[i] = r.NormFloat64() * 100
-			}
-		}
+		a, k, l := randomSubgame(r, trial)
 		x, y := make([]float64, k), make([]float64, l)
 		if trial%2 == 1 {
 			for i := range x {
