@@ -33,7 +33,7 @@ type loaded struct {
 	// generator, whose float32 matrix is its float64 one rounded), else 0.
 	rounding float64
 	known    *float64 // the game's value, when the generator knows it
-	exp      int      // a stores the file's matrix times 2^exp (see scale.go)
+	exp      int      // a stores the file's matrix times 2^exp (MatrixGame.SetStorageExponent)
 	release  func() error
 	mapped   bool            // --mmap
 	changed  <-chan struct{} // closed when the mapped file is about to change
@@ -159,8 +159,11 @@ func (j *job) run(ctx context.Context, rec solver.Recorder, log *slog.Logger) (*
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := game.SetStorageExponent(l.exp); err != nil {
+		return nil, nil, err
+	}
 	s := j.s
-	s.Recorder = l.recorder(rec)
+	s.Recorder = rec
 	if j.initPath != "" {
 		w, err := readInit(j.initPath)
 		if err != nil {
@@ -185,14 +188,13 @@ func (j *job) run(ctx context.Context, rec solver.Recorder, log *slog.Logger) (*
 		sg.Game = game
 		problem = &sg
 	}
-	method := l.scaleSettings(&s, j.method)
+	method := j.method
 	log.Info("solving", "algorithm", j.method.Name(), "device", backend.Name(), "threads", j.threads, "kernels", kernelsOf(backend), "target_relative_gap", s.RelGap)
 	res, err := solver.Solve(ctx, problem, &s, method)
 	if err != nil && (res == nil || !errors.Is(err, solver.ErrMatrixFault)) {
 		return nil, nil, err
 	}
 	fault := err
-	l.unscaleResult(res)
 	log.Info("finished", "status", res.Status.String(), "gap", res.Gap, "relative_gap", res.RelGap,
 		"iterations", res.Iterations, "seconds", round3(res.Runtime.Seconds()))
 	out := &solveOutput{
@@ -210,7 +212,6 @@ func (j *job) run(ctx context.Context, rec solver.Recorder, log *slog.Logger) (*
 		Device: backend.Name(), Threads: j.threads, Kernels: kernelsOf(backend),
 		RoundingBound: l.rounding * game.MaxAbs(), TargetAbsoluteGap: s.AbsGap,
 	}
-	l.unscaleOutput(out)
 	if j.sampled != nil {
 		out.Oracle, out.Batch = "sampled", j.sampled.Batch
 		if out.Batch == 0 {
@@ -240,4 +241,21 @@ func round3(x float64) float64 {
 		return x
 	}
 	return float64(int64(x*1000+0.5)) / 1000
+}
+
+// rangeHint explains a *datasets.RangeError, which ReadScaled returns only
+// for an input it cannot read twice, in the command's terms.
+func rangeHint(path string, err error) error {
+	var re *datasets.RangeError
+	if !errors.As(err, &re) {
+		return err
+	}
+	what := "below float32's normal range"
+	if re.Overflow {
+		what = "beyond float32's range"
+	}
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
+		return fmt.Errorf("%s: entries up to %g are %s even scaled by a power of two: use --precision f64", path, re.MaxAbs, what)
+	}
+	return fmt.Errorf("%s: entries up to %g are %s, and a pipe cannot be read a second time to scale them: use --precision f64, or a regular file", path, re.MaxAbs, what)
 }
