@@ -4,10 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/gpump/gpump/games"
 	"io"
 	"log/slog"
 	"math"
@@ -134,24 +134,6 @@ type instance struct {
 	shape   [2]int
 }
 
-// batchLine is one line of batch output.
-type batchLine struct {
-	Instance string `json:"instance"`
-	Index    int    `json:"index"`
-	// Key and Games are set for a game of a file that holds many (see
-	// batchedInput): its archive member, and the file's number of games.
-	Key    string `json:"key,omitempty"`
-	Games  int    `json:"games,omitempty"`
-	Status string `json:"status"`
-	Error  string `json:"error,omitempty"`
-	// RowMember, ColumnMember and MemberRow say where --strategies put the
-	// line's strategies.
-	RowMember    string `json:"row_member,omitempty"`
-	ColumnMember string `json:"column_member,omitempty"`
-	MemberRow    *int   `json:"member_row,omitempty"`
-	*solveOutput
-}
-
 func batchAction(c *cli.Context) error {
 	log, err := newLogger(c, c.App.ErrWriter)
 	if err != nil {
@@ -239,10 +221,10 @@ func batchAction(c *cli.Context) error {
 		doneMu  sync.Mutex
 		skipped atomic.Int64
 	)
-	emit := func(l *batchLine) {
+	emit := func(l *games.Line) {
 		b, err := marshalLine(l)
 		if err != nil { // only NaN could do this, and gaps are never NaN
-			l = &batchLine{Instance: l.Instance, Index: l.Index, Key: l.Key, Games: l.Games, Status: "error", Error: err.Error()}
+			l = &games.Line{Instance: l.Instance, Index: l.Index, Key: l.Key, Games: l.Games, Status: "error", Error: err.Error()}
 			b, _ = marshalLine(l)
 		}
 		if human {
@@ -363,15 +345,15 @@ func batchAction(c *cli.Context) error {
 
 // marshalLine encodes l as one line of JSON, newline included, leaving
 // '<', '>' and '&' (in dtypes and messages) as they are.
-func marshalLine(l *batchLine) ([]byte, error) {
-	return encodeJSON(l, false) // non-finite numbers as null (finite.go)
+func marshalLine(l *games.Line) ([]byte, error) {
+	return games.Marshal(l, false) // non-finite numbers as null (finite.go)
 }
 
 // instanceRun is what a batch worker needs to run an instance.
 type instanceRun struct {
 	threads int
 	log     *slog.Logger
-	emit    func(*batchLine)
+	emit    func(*games.Line)
 	done    map[string]int // --resume: results already in the output
 	doneMu  *sync.Mutex
 	skipped *atomic.Int64
@@ -399,7 +381,7 @@ func (r *instanceRun) solve(ctx context.Context, c *cli.Context, in *instance) {
 // solveAlone runs an instance that is not a group of files.
 func (r *instanceRun) solveAlone(ctx context.Context, c *cli.Context, in *instance) {
 	line, j, kind := solveInstance(ctx, c, in, r.threads, r.log)
-	if o := line.solveOutput; o != nil && j == nil {
+	if o := line.Report; o != nil && j == nil {
 		size := int64(8)
 		if o.Precision == "f32" {
 			size = 4
@@ -407,7 +389,7 @@ func (r *instanceRun) solveAlone(ctx context.Context, c *cli.Context, in *instan
 		r.held = int64(o.M) * int64(o.N) * size
 	}
 	if j == nil {
-		if line.solveOutput != nil {
+		if line.Report != nil {
 			r.strat.putSingle(in, line, line.RowStrategy, line.ColumnStrategy)
 			line.RowStrategy, line.ColumnStrategy = nil, nil
 		}
@@ -427,9 +409,9 @@ func (r *instanceRun) solveAlone(ctx context.Context, c *cli.Context, in *instan
 // solveInstance runs one instance of a single game; errors become error
 // lines. For a file that holds many games it returns the instance's job
 // and the file's batchedKind instead, unsolved.
-func solveInstance(ctx context.Context, c *cli.Context, in *instance, threads int, log *slog.Logger) (*batchLine, *job, string) {
-	line := &batchLine{Instance: in.name, Index: in.index}
-	fail := func(err error) (*batchLine, *job, string) {
+func solveInstance(ctx context.Context, c *cli.Context, in *instance, threads int, log *slog.Logger) (*games.Line, *job, string) {
+	line := &games.Line{Instance: in.name, Index: in.index}
+	fail := func(err error) (*games.Line, *job, string) {
 		line.Status, line.Error = "error", err.Error()
 		log.Error("instance failed", "instance", in.name, "error", err)
 		return line, nil, ""
@@ -451,7 +433,7 @@ func solveInstance(ctx context.Context, c *cli.Context, in *instance, threads in
 	if err != nil {
 		return fail(err)
 	}
-	line.Status, line.solveOutput = out.Status, out
+	line.Status, line.Report = out.Status, out
 	if res != nil {
 		out.RowStrategy, out.ColumnStrategy = res.Row, res.Column // for --strategies, taken out before the line is written
 	}
@@ -602,7 +584,7 @@ func (l *listing) addFile(p string, listed bool, err error) {
 	}
 }
 
-// resultsPrefix starts every line of batch output: batchLine's first field.
+// resultsPrefix starts every line of batch output: games.Line's first field.
 const resultsPrefix = `{"instance":`
 
 // isResults reports whether the text file at p starts like batch output,
@@ -790,7 +772,8 @@ func readResults(path string) (map[string]int, error) {
 	}
 	cut := -1
 	for k, line := range lines {
-		l, ok := parseResult(line)
+		l, err := games.ParseLine(line)
+		ok := err == nil
 		if !ok && k == len(lines)-1 && line[len(line)-1] != '\n' && bytes.HasPrefix(line, []byte(resultsPrefix)) {
 			cut = len(b) - len(line)
 			break
@@ -798,8 +781,8 @@ func readResults(path string) (map[string]int, error) {
 		if !ok {
 			return nil, fmt.Errorf("--resume: %s is not the output of gpump batch (line %d is not a result): resume only a batch's own results file", path, k+1)
 		}
-		if l.Status != "error" && l.Status != "canceled" {
-			done[l.Instance]++
+		if l.Done() {
+			done[l.ID()]++
 		}
 	}
 	switch {
@@ -814,25 +797,6 @@ func readResults(path string) (map[string]int, error) {
 		}
 	}
 	return done, nil
-}
-
-// parseResult parses one line of batch output.
-func parseResult(line []byte) (res struct{ Instance, Status string }, ok bool) {
-	var l struct {
-		Instance *string
-		Index    *int
-		Key      string
-		Games    int
-		Status   *string
-	}
-	if json.Unmarshal(line, &l) != nil || l.Instance == nil || l.Index == nil || l.Status == nil || *l.Status == "" {
-		return res, false
-	}
-	res.Instance, res.Status = *l.Instance, *l.Status
-	if l.Games > 0 {
-		res.Instance = gameID(*l.Instance, *l.Index, l.Key)
-	}
-	return res, true
 }
 
 // appendNewline ends the last line of the file at path.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gpump/gpump/games"
 	"log/slog"
 	"math"
 	"os"
@@ -134,7 +135,7 @@ func (j *job) generate() (*loaded, error) {
 // run loads the job's matrix and solves the game, reporting to rec (which
 // may be nil) and log. A solve stopped by ctx returns its best point with
 // status canceled, not an error.
-func (j *job) run(ctx context.Context, rec solver.Recorder, log *slog.Logger) (*solveOutput, *solver.Result, error) {
+func (j *job) run(ctx context.Context, rec solver.Recorder, log *slog.Logger) (*games.Report, *solver.Result, error) {
 	t0 := time.Now()
 	l, err := j.loadInterruptibly(ctx)
 	if err != nil {
@@ -152,7 +153,7 @@ func (j *job) run(ctx context.Context, rec solver.Recorder, log *slog.Logger) (*
 	if l.watchErr != nil {
 		log.Warn("the mapped file is not protected: truncating it during the solve would crash this process", "reason", l.watchErr)
 	}
-	ctx, stopGuard := l.guard(ctx)
+	ctx, stopGuard := games.Guard(ctx, l.changed)
 	defer stopGuard()
 
 	game, err := solver.NewMatrixGame(l.a)
@@ -197,21 +198,11 @@ func (j *job) run(ctx context.Context, rec solver.Recorder, log *slog.Logger) (*
 	fault := err
 	log.Info("finished", "status", res.Status.String(), "gap", res.Gap, "relative_gap", res.RelGap,
 		"iterations", res.Iterations, "seconds", round3(res.Runtime.Seconds()))
-	out := &solveOutput{
-		Status: res.Status.String(), Gap: res.Gap, RelativeGap: res.RelGap,
-		Value: res.Value(), ValueLower: res.ValueLower, ValueUpper: res.ValueUpper, KnownValue: l.known,
-		Point: res.Point.String(), ColumnPoint: res.ColumnPoint.String(), CertifiedBy: res.CertifiedBy(),
-		RowSupport: res.RowSupport, ColumnSupport: res.ColumnSupport,
-		Iterations: res.Iterations, OperatorEvaluations: res.Evaluations, MatrixPasses: res.MatrixPasses,
-		GapPasses: res.GapPasses, Oracle: "exact",
-		Rejections: res.Rejections, Restarts: res.Restarts, Step: finiteOrNil(res.Step),
-		Seconds: res.Runtime.Seconds(), LoadSeconds: load.Seconds(),
-		Algorithm: res.Method, Route: res.Route, SubgameSolves: res.SubgameSolves, SubgameSize: res.SubgameSize,
-		SubgameSeconds: res.SubgameTime.Seconds(), Source: displayName(l.source), Format: l.format, M: m, N: n,
-		Precision: precisionName(l.a.Dtype()), MaxAbsEntry: game.MaxAbs(), TargetRelativeGap: s.RelGap,
-		Device: backend.Name(), Threads: j.threads, Kernels: kernelsOf(backend),
-		RoundingBound: l.rounding * game.MaxAbs(), TargetAbsoluteGap: s.AbsGap,
-	}
+	out := games.NewReport(res, &s)
+	out.KnownValue, out.LoadSeconds = l.known, load.Seconds()
+	out.Source, out.Format, out.M, out.N = displayName(l.source), l.format, m, n
+	out.Precision, out.MaxAbsEntry, out.RoundingBound = precisionName(l.a.Dtype()), game.MaxAbs(), l.rounding*game.MaxAbs()
+	out.Device, out.Threads, out.Kernels = backend.Name(), j.threads, kernelsOf(backend)
 	if j.sampled != nil {
 		out.Oracle, out.Batch = "sampled", j.sampled.Batch
 		if out.Batch == 0 {
@@ -224,15 +215,7 @@ func (j *job) run(ctx context.Context, rec solver.Recorder, log *slog.Logger) (*
 	if fault != nil {
 		return out, res, fmt.Errorf("%s: %w", l.source, fault)
 	}
-	return out, res, l.changedErr(ctx)
-}
-
-// finiteOrNil is x, or nil (JSON null) when x is not finite.
-func finiteOrNil(x float64) *float64 {
-	if math.IsInf(x, 0) || math.IsNaN(x) {
-		return nil
-	}
-	return &x
+	return out, res, games.Changed(ctx, l.source)
 }
 
 // round3 keeps three decimals, for log lines.

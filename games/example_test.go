@@ -1,0 +1,84 @@
+package games_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/gpump/gpump/games"
+	"github.com/gpump/gpump/solver"
+)
+
+// Solve a game and write its report as `gpump solve -o` does.
+func ExampleNewReport() {
+	game, err := solver.NewMatrixGameRows(2, 2, []float64{1, -1, -1, 1})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	s := &solver.Settings{RelGap: 1e-6}
+	res, err := solver.Solve(context.Background(), game, s, &solver.RegretMatching{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	r := games.NewReport(res, s)
+	r.Source, r.M, r.N = "matching pennies", 2, 2
+	fmt.Printf("%s: %s, value in [%.3f, %.3f]\n", r.Source, r.Status, r.ValueLower, r.ValueUpper)
+	// Output:
+	// matching pennies: converged, value in [0.000, 0.000]
+}
+
+// Numbers JSON cannot hold are written as null, and read back as NaN.
+func ExampleEncoder() {
+	line := &games.Line{Instance: "big.npy", Index: 0, Status: "limit",
+		Report: &games.Report{Status: "limit", Gap: math.Inf(1), M: 2, N: 2}}
+	var b strings.Builder
+	if err := games.NewEncoder(&b).Encode(line); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Print(b.String())
+	var back games.Line
+	if err := games.NewDecoder(strings.NewReader(b.String())).Decode(&back); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(back.Instance, back.Status, back.Gap)
+	// Output:
+	// {"instance":"big.npy","index":0,"status":"limit","gap":null,"relative_gap":0,"value":0,"value_lower":0,"value_upper":0,"certified_by":"","point":"","column_point":"","row_support":0,"column_support":0,"iterations":0,"operator_evaluations":0,"matrix_passes":0,"oracle":"","step":null,"seconds":0,"load_seconds":0,"algorithm":"","source":"","m":2,"n":2,"precision":"","max_abs_entry":0,"target_relative_gap":0,"device":"","threads":0,"kernels":""}
+	// big.npy limit NaN
+}
+
+// Read the lines of a batch's output and tell the games it has solved, as
+// `gpump batch --resume` does.
+func ExampleParseLine() {
+	out := `{"instance":"stack.npy","index":0,"games":2,"status":"converged"}
+{"instance":"stack.npy","index":1,"games":2,"status":"error","error":"entry (0, 1) is NaN"}
+{"instance":"g.npy","index":1,"status":"limit"}`
+	for _, b := range strings.Split(out, "\n") {
+		l, err := games.ParseLine([]byte(b))
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("%q done=%v\n", l.ID(), l.Done())
+	}
+	// Output:
+	// "stack.npy\x000" done=true
+	// "stack.npy\x001" done=false
+	// "g.npy" done=true
+}
+
+// Stop a solve when the payoff file under it is about to change.
+func ExampleGuard() {
+	changed := make(chan struct{})
+	ctx, stop := games.Guard(context.Background(), changed)
+	defer stop()
+	close(changed) // datasets.Mapped.Watch closes it on a write or truncation
+	<-ctx.Done()
+	fmt.Println(games.Changed(ctx, "g.npy") != nil)
+	// Output:
+	// true
+}
