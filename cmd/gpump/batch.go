@@ -397,6 +397,7 @@ func (r *instanceRun) solveAlone(ctx context.Context, c *cli.Context, in *instan
 		return
 	}
 	groups, bad, total, err := batchedInput(j, kind)
+	j.close()
 	if err != nil {
 		line.Status, line.Error = "error", err.Error()
 		r.log.Error("instance failed", "instance", in.name, "error", err)
@@ -423,6 +424,7 @@ func solveInstance(ctx context.Context, c *cli.Context, in *instance, threads in
 	if kind := batchedKind(j); kind != "" {
 		return line, j, kind
 	}
+	defer j.close()
 	out, res, err := j.run(ctx, newProgressLog(log, "instance", in.name), slog.New(slog.DiscardHandler))
 	var ie *interruptedError
 	if errors.As(err, &ie) {

@@ -72,20 +72,16 @@ func batchedKind(j *job) string {
 	if j.path == "" {
 		return ""
 	}
-	format, err := inputFormat(j.path, j.read.Format)
-	if err != nil {
-		return ""
-	}
-	fi, err := os.Stat(j.path)
-	if err != nil || !fi.Mode().IsRegular() {
+	src := j.src
+	if src == nil || !src.Regular() {
 		return "" // a pipe is read once: as a matrix
 	}
 	switch {
-	case format == "npy":
-		if d, err := datasets.NPYDims(j.path); err == nil && d == 3 {
+	case src.Format == "npy":
+		if src.Dims == 3 {
 			return "stack"
 		}
-	case format == "npz" && j.read.Key == "":
+	case src.Format == "npz" && j.read.Key == "":
 		if keys, err := datasets.NPZMembers(j.path); err == nil && len(keys) > 1 {
 			return "archive"
 		}
@@ -103,7 +99,7 @@ func batchedInput(j *job, kind string) (groups []group, bad []*games.Line, total
 	if kind == "archive" {
 		return readMembers(j)
 	}
-	a, err := datasets.ReadStack(j.path)
+	a, err := j.src.ReadStack()
 	if err != nil {
 		return nil, nil, 0, err
 	}
@@ -120,7 +116,7 @@ func batchedInput(j *job, kind string) (groups []group, bad []*games.Line, total
 		// As for a matrix: float32 storage of entries defined in float64
 		// (not those of a type float32 holds exactly) moves the bracket
 		// by up to rounding_bound.
-		if _, info, err := datasets.StatStack(j.path); err != nil || !info.Exact32 {
+		if !j.src.NPY.Exact32 {
 			g.rounding = uniformRounding(b, f32Rounding)
 		}
 		var keep []int
@@ -667,6 +663,7 @@ func (r *instanceRun) solveFiles(ctx context.Context, c *cli.Context, grp *insta
 		}
 		return
 	}
+	j.close() // the members are read by name
 	// Each file is copied into the batch as it is read, so that the
 	// batch, not the files, holds the games.
 	var (

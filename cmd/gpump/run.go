@@ -56,13 +56,10 @@ func (j *job) load(ctx context.Context) (*loaded, error) {
 	if dt == tensor.Float32 {
 		l.rounding = f32Rounding // unless the file is known to be exact below
 	}
-	// A header read from a pipe could not be read again: check only
-	// regular files ahead.
-	if fi, err := os.Stat(j.path); err == nil && fi.Mode().IsRegular() && format == "npy" {
-		info, err := datasets.StatNPY(j.path)
-		if err != nil {
-			return nil, err
-		}
+	// A header read from a pipe could not be read again: the source has
+	// one only for a regular file.
+	if src := j.src; src != nil && src.Regular() && format == "npy" {
+		info := src.NPY
 		size := 8
 		if dt == tensor.Float32 || dt.Type == nil && strings.HasSuffix(info.Descr, "f4") {
 			size = 4
@@ -96,7 +93,12 @@ func (j *job) load(ctx context.Context) (*loaded, error) {
 	opt := j.read
 	opt.Format = format
 	opt.Note = func(s string) { l.notes = append(l.notes, s) }
-	if l.a, l.exp, err = datasets.ReadScaled(ctx, j.path, &opt); err != nil {
+	if j.src != nil {
+		l.a, l.exp, err = j.src.Read(ctx, &opt)
+	} else {
+		l.a, l.exp, err = datasets.ReadScaled(ctx, j.path, &opt)
+	}
+	if err != nil {
 		return nil, rangeHint(j.path, err)
 	}
 	if l.exp != 0 {

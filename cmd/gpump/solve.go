@@ -83,6 +83,7 @@ func solveAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	defer j.close()
 	if batchedKind(j) == "stack" {
 		return fmt.Errorf("%s holds a batch of games (a 3-D array): gpump batch %s solves them, a line per game", j.path, j.path)
 	}
