@@ -36,14 +36,21 @@ type Source struct {
 // Open stats the file at path and, when it is regular, opens it and reads
 // a .npy header. format "" means the one of the file's extension
 // (datasets.FormatOf). A directory is refused. Close the source after use.
-func Open(path, format string) (*Source, error) {
+func Open(path, format string) (*Source, error) { return OpenStated(path, format, nil) }
+
+// OpenStated is Open of a file already stated: info, when not nil, is
+// os.Stat(path)'s, taken by a caller that listed the file (a batch's
+// directory or glob), so that the file is stated once in all.
+func OpenStated(path, format string, info os.FileInfo) (*Source, error) {
 	f, err := formatOf(path, format)
 	if err != nil {
 		return nil, err
 	}
-	s := &Source{Path: path, Format: f}
-	if s.Info, err = os.Stat(path); err != nil {
-		return nil, fmt.Errorf("games: %w", err)
+	s := &Source{Path: path, Format: f, Info: info}
+	if s.Info == nil {
+		if s.Info, err = os.Stat(path); err != nil {
+			return nil, fmt.Errorf("games: %w", err)
+		}
 	}
 	if s.Info.IsDir() {
 		return nil, fmt.Errorf("%s %w", path, ErrDirectory)

@@ -132,6 +132,8 @@ type instance struct {
 	// instance itself is then no file.
 	members []*instance
 	shape   [2]int
+	// info is the file's os.Stat when it was listed (nil if it failed).
+	info os.FileInfo
 }
 
 func batchAction(c *cli.Context) error {
@@ -473,7 +475,11 @@ func instanceJob(c *cli.Context, in *instance, threads int) (*job, error) {
 			args = append(args, a)
 		}
 	}
-	j, err := newJob(g, args)
+	var known os.FileInfo
+	if len(args) == 1 && args[0] == in.file {
+		known = in.info
+	}
+	j, err := newJob(g, args, known)
 	if err != nil {
 		return nil, err
 	}
@@ -549,21 +555,29 @@ type listing struct {
 	notes []string
 }
 
-func (l *listing) add(name, file string, args []string, err error) {
-	l.insts = append(l.insts, &instance{index: len(l.insts), name: displayName(name), file: file, args: args, err: err})
+func (l *listing) add(name, file string, args []string, err error) *instance {
+	in := &instance{index: len(l.insts), name: displayName(name), file: file, args: args, err: err}
+	l.insts = append(l.insts, in)
+	return in
 }
 
 // addFile adds the file p named by an argument, once. listed says it comes
 // from a directory or a glob, whose hidden files, batch results files and
 // the batch's own output (when empty; a payoff file there is kept, for the
 // check of the output against the inputs to refuse) are left out.
-func (l *listing) addFile(p string, listed bool, err error) {
+// fi is p's os.Stat when the caller took it, else nil.
+func (l *listing) addFile(p string, listed bool, err error, fi os.FileInfo) {
 	var key any = filepath.Clean(p)
-	fi, serr := os.Stat(p)
-	if serr != nil {
-		fi = nil
-	} else if k, ok := inodeKey(fi); ok {
-		key = k
+	if fi == nil {
+		var serr error
+		if fi, serr = os.Stat(p); serr != nil {
+			fi = nil
+		}
+	}
+	if fi != nil {
+		if k, ok := inodeKey(fi); ok {
+			key = k
+		}
 	}
 	if listed {
 		why := ""
@@ -572,7 +586,7 @@ func (l *listing) addFile(p string, listed bool, err error) {
 			return // hidden, like a shell's globs: temporaries, editor files
 		case isResults(p):
 			why = "it holds gpump batch results"
-		case identify(p).same(l.output) && fi != nil && fi.Size() == 0:
+		case fi != nil && idOf(fi).same(l.output) && fi.Size() == 0:
 			why = "it is this batch's output"
 		}
 		if why != "" {
@@ -582,7 +596,7 @@ func (l *listing) addFile(p string, listed bool, err error) {
 	}
 	if !l.seen[key] {
 		l.seen[key] = true
-		l.add(p, p, []string{"--", p}, err)
+		l.add(p, p, []string{"--", p}, err).info = fi
 	}
 }
 
@@ -625,14 +639,14 @@ func listInstances(args []string, manifest, output string) (*listing, error) {
 				if _, ferr := datasets.FormatOf(e.Name()); ferr != nil || e.IsDir() {
 					continue
 				}
-				l.addFile(filepath.Join(arg, e.Name()), true, nil)
+				l.addFile(filepath.Join(arg, e.Name()), true, nil, nil)
 				n++
 			}
 			if n == 0 {
 				return nil, fmt.Errorf("%s: no payoff files (.npy, .npz, .csv, .tsv, .txt, .mtx) in this directory", arg)
 			}
 		case err == nil:
-			l.addFile(arg, false, nil)
+			l.addFile(arg, false, nil, fi)
 		case strings.ContainsAny(arg, "*?["):
 			matches, gerr := filepath.Glob(arg)
 			if gerr != nil {
@@ -643,11 +657,11 @@ func listInstances(args []string, manifest, output string) (*listing, error) {
 			}
 			slices.Sort(matches)
 			for _, p := range matches {
-				l.addFile(p, true, nil)
+				l.addFile(p, true, nil, nil)
 			}
 		default:
 			// A missing file is that instance's failure, not the batch's.
-			l.addFile(arg, false, err)
+			l.addFile(arg, false, err, nil)
 		}
 	}
 	if manifest == "" {
@@ -710,7 +724,11 @@ func (l *listing) files(manifest string) fileList {
 	var files fileList
 	files.add("the manifest", manifest, true)
 	for _, in := range l.insts {
-		files.add("the payoff file", in.file, true)
+		if in.info != nil {
+			files = append(files, namedFile{what: "the payoff file", path: in.file, input: true, id: idOf(in.info)})
+		} else {
+			files.add("the payoff file", in.file, true)
+		}
 		if len(files) > 0 && in.file != "" {
 			files[len(files)-1].where = fmt.Sprintf("instance %d: %s", in.index, in.name)
 		}

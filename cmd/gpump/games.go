@@ -7,7 +7,6 @@ import (
 	"github.com/gpump/gpump/games"
 	"log/slog"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -594,6 +593,9 @@ func groupable(c interface {
 // without flags of their own, by instances that solve up to size of them
 // as a batch, each placed where its first member was.
 func groupFiles(insts []*instance, size int) []*instance {
+	if len(insts) < 2 {
+		return insts // a group has two files at least
+	}
 	type shapeKey struct {
 		m, n int
 		f32  bool
@@ -638,7 +640,7 @@ func smallNPY(in *instance) (datasets.NPYInfo, bool) {
 	if f, err := datasets.FormatOf(in.file); err != nil || f != "npy" {
 		return datasets.NPYInfo{}, false
 	}
-	if fi, err := os.Stat(in.file); err != nil || !fi.Mode().IsRegular() {
+	if in.info == nil || !in.info.Mode().IsRegular() {
 		return datasets.NPYInfo{}, false
 	}
 	info, err := datasets.StatNPY(in.file)

@@ -217,15 +217,18 @@ type job struct {
 	// src is the payoff file opened once (games.Open), nil for a
 	// generator or a file that could not be stated: load then reads the
 	// path, to report its error as the reader words it.
-	src *games.Source
+	src   *games.Source
+	known os.FileInfo
 }
 
 // close closes the job's payoff file.
 func (j *job) close() { j.src.Close() }
 
 // newJob checks the flags and the positional arguments of a solve.
-func newJob(c flagGetter, args []string) (*job, error) {
-	j := &job{}
+// known, when not nil, is the payoff file's os.Stat, taken when it was
+// listed.
+func newJob(c flagGetter, args []string, known os.FileInfo) (*job, error) {
+	j := &job{known: known}
 	if err := j.configure(c); err != nil {
 		return nil, err
 	}
@@ -382,7 +385,7 @@ func (j *job) input(c flagGetter, args []string) error {
 		// opened or whose header is bad is left to load, whose reader
 		// words its error.
 		var statErr error
-		if j.src, err = games.Open(j.path, format); err != nil {
+		if j.src, err = games.OpenStated(j.path, format, j.known); err != nil {
 			var pe *fs.PathError
 			switch {
 			case errors.Is(err, games.ErrDirectory):

@@ -79,7 +79,7 @@ func solveAction(c *cli.Context) error {
 	if c.String("problem") != "" {
 		return problemAction(c, log, shown)
 	}
-	j, err := newJob(c, c.Args().Slice())
+	j, err := newJob(c, c.Args().Slice(), nil)
 	if err != nil {
 		return err
 	}
