@@ -2,7 +2,10 @@ package games
 
 import (
 	"bytes"
+	"maps"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -88,4 +91,42 @@ func FuzzParseLine(f *testing.F) {
 			t.Fatalf("%q: wrote %s, read back %v, %v", s, b, back, err)
 		}
 	})
+}
+
+// TestReadResults: the games a results file holds, by identity; a last
+// line cut short is removed and a last line without its end is ended; a
+// file that is not batch output is refused and left as it is.
+func TestReadResults(t *testing.T) {
+	done := `{"instance":"a.npy","index":0,"status":"converged"}` + "\n" +
+		`{"instance":"a.npy","index":1,"status":"error","error":"x"}` + "\n" +
+		`{"instance":"s.npy","index":2,"games":3,"status":"limit"}`
+	for _, tc := range []struct {
+		name, text, after string
+		want              map[string]int
+		bad               bool
+	}{
+		{"whole", done + "\n", done + "\n", map[string]int{"a.npy": 1, "s.npy\x002": 1}, false},
+		{"no line end", done, done + "\n", map[string]int{"a.npy": 1, "s.npy\x002": 1}, false},
+		{"cut short", done + "\n" + `{"instance":"b.npy","ind`, done + "\n", map[string]int{"a.npy": 1, "s.npy\x002": 1}, false},
+		{"not results", "row,col\n1,2\n", "row,col\n1,2\n", nil, true},
+		{"empty", "", "", map[string]int{}, false},
+	} {
+		path := filepath.Join(t.TempDir(), "r.jsonl")
+		if err := os.WriteFile(path, []byte(tc.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := ReadResults(path)
+		b, _ := os.ReadFile(path)
+		switch {
+		case tc.bad != (err != nil):
+			t.Errorf("%s: error %v", tc.name, err)
+		case !tc.bad && !maps.Equal(got, tc.want):
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		case string(b) != tc.after:
+			t.Errorf("%s: file left as %q, want %q", tc.name, b, tc.after)
+		}
+	}
+	if got, err := ReadResults(filepath.Join(t.TempDir(), "none.jsonl")); err != nil || len(got) != 0 {
+		t.Errorf("missing file: %v, %v", got, err)
+	}
 }

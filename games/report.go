@@ -1,8 +1,11 @@
 package games
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
 	"strconv"
 
 	"github.com/gpump/gpump/solver"
@@ -144,4 +147,68 @@ func ParseLine(b []byte) (*Line, error) {
 		return nil, err
 	}
 	return l, nil
+}
+
+// LinePrefix starts every line of batch output: Line's first field.
+const LinePrefix = `{"instance":`
+
+// ReadResults reads the batch output file at path for resuming the batch
+// and returns how many results it holds per game identity (Line.ID);
+// lines that are not Done do not count. A missing file holds none. A file
+// that is not batch output is refused: resuming would append to it. A last line cut short by a crash (the start of a result
+// with no line end) is removed, so that appending starts on a line of its
+// own; nothing else is changed.
+func ReadResults(path string) (map[string]int, error) {
+	done := map[string]int{}
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return done, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	lines := bytes.SplitAfter(b, []byte("\n"))
+	if len(lines[len(lines)-1]) == 0 {
+		lines = lines[:len(lines)-1]
+	}
+	cut := -1
+	for k, line := range lines {
+		l, err := ParseLine(line)
+		ok := err == nil
+		if !ok && k == len(lines)-1 && line[len(line)-1] != '\n' && bytes.HasPrefix(line, []byte(LinePrefix)) {
+			cut = len(b) - len(line)
+			break
+		}
+		if !ok {
+			return nil, fmt.Errorf("%s is not the output of gpump batch (line %d is not a result): resume only a batch's own results file", path, k+1)
+		}
+		if l.Done() {
+			done[l.ID()]++
+		}
+	}
+	switch {
+	case cut >= 0:
+		if err := os.Truncate(path, int64(cut)); err != nil {
+			return nil, fmt.Errorf("%s: removing a last line cut short: %w", path, err)
+		}
+	case len(b) > 0 && b[len(b)-1] != '\n':
+		// A whole result without its line end: end the line.
+		if err := appendNewline(path); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	return done, nil
+}
+
+// appendNewline ends the last line of the file at path.
+func appendNewline(path string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write([]byte("\n"))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -600,9 +599,6 @@ func (l *listing) addFile(p string, listed bool, err error, fi os.FileInfo) {
 	}
 }
 
-// resultsPrefix starts every line of batch output: games.Line's first field.
-const resultsPrefix = `{"instance":`
-
 // isResults reports whether the text file at p starts like batch output,
 // which a results file named .txt or .csv in an input directory would.
 func isResults(p string) bool {
@@ -614,9 +610,9 @@ func isResults(p string) bool {
 		return false
 	}
 	defer f.Close()
-	b := make([]byte, len(resultsPrefix))
+	b := make([]byte, len(games.LinePrefix))
 	_, err = io.ReadFull(f, b)
-	return err == nil && string(b) == resultsPrefix
+	return err == nil && string(b) == games.LinePrefix
 }
 
 // listInstances expands the arguments and reads the manifest; output is
@@ -771,67 +767,6 @@ func splitWords(s string) ([]string, error) {
 	return words, nil
 }
 
-// readResults reads the batch output file at path for --resume and
-// returns how many results it holds per instance; error and canceled lines
-// do not count. A file that is not batch output is refused: resuming would
-// append to it. A last line cut short by a crash (the start of a result
-// with no line end) is removed, so that appending starts on a line of its
-// own; nothing else is changed.
-func readResults(path string) (map[string]int, error) {
-	done := map[string]int{}
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return done, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("--resume: %w", err)
-	}
-	lines := bytes.SplitAfter(b, []byte("\n"))
-	if len(lines[len(lines)-1]) == 0 {
-		lines = lines[:len(lines)-1]
-	}
-	cut := -1
-	for k, line := range lines {
-		l, err := games.ParseLine(line)
-		ok := err == nil
-		if !ok && k == len(lines)-1 && line[len(line)-1] != '\n' && bytes.HasPrefix(line, []byte(resultsPrefix)) {
-			cut = len(b) - len(line)
-			break
-		}
-		if !ok {
-			return nil, fmt.Errorf("--resume: %s is not the output of gpump batch (line %d is not a result): resume only a batch's own results file", path, k+1)
-		}
-		if l.Done() {
-			done[l.ID()]++
-		}
-	}
-	switch {
-	case cut >= 0:
-		if err := os.Truncate(path, int64(cut)); err != nil {
-			return nil, fmt.Errorf("--resume: %s: removing a last line cut short: %w", path, err)
-		}
-	case len(b) > 0 && b[len(b)-1] != '\n':
-		// A whole result without its line end: end the line.
-		if err := appendNewline(path); err != nil {
-			return nil, fmt.Errorf("--resume: %s: %w", path, err)
-		}
-	}
-	return done, nil
-}
-
-// appendNewline ends the last line of the file at path.
-func appendNewline(path string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write([]byte("\n"))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
 // openResults opens the batch's results file at path for writing (for
 // --resume, after reading the results it holds, appending). A regular file
 // is locked first (flock), so that two batches never write one file: the
@@ -870,9 +805,9 @@ func openResults(ctx context.Context, path string, resume bool) (*os.File, map[s
 	}
 	done := map[string]int(nil)
 	if resume {
-		if done, err = readResults(path); err != nil {
+		if done, err = games.ReadResults(path); err != nil {
 			f.Close()
-			return nil, nil, err
+			return nil, nil, fmt.Errorf("--resume: %w", err)
 		}
 	} else if err := f.Truncate(0); err != nil {
 		f.Close()
