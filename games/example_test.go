@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/gpump/gpump/games"
@@ -81,4 +83,61 @@ func ExampleGuard() {
 	fmt.Println(games.Changed(ctx, "g.npy") != nil)
 	// Output:
 	// true
+}
+
+// Warm-start a solve from the strategies of an earlier result.
+func ExampleReadWarmStart() {
+	dir, err := os.MkdirTemp("", "games")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "r.json")
+	r := &games.Report{Status: "converged", RowStrategy: []float64{0.5, 0.5}, ColumnStrategy: []float64{0.25, 0.75}}
+	b, err := games.Marshal(r, true)
+	if err == nil {
+		err = os.WriteFile(path, b, 0o644)
+	}
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	w, err := games.ReadWarmStart(path)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	init, err := w.Pair(2, 2) // Settings.Init of a 2×2 game
+	fmt.Println(init, err)
+	_, err = w.Pair(3, 2)
+	fmt.Println(err != nil)
+	// Output:
+	// [0.5 0.5 0.25 0.75] <nil>
+	// true
+}
+
+// Count the games a batch's results file already holds, as a resumed
+// batch does before it skips them.
+func ExampleReadResults() {
+	dir, err := os.MkdirTemp("", "games")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "out.jsonl")
+	f, err := os.Create(path)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	enc := games.NewEncoder(f)
+	enc.Encode(&games.Line{Instance: "g.npy", Status: "converged", Report: &games.Report{Status: "converged"}})
+	enc.Encode(&games.Line{Instance: "h.npy", Index: 1, Status: "error", Error: "no such file"})
+	f.Close()
+	done, err := games.ReadResults(path)
+	fmt.Println(done, err)
+	// Output:
+	// map[g.npy:1] <nil>
 }

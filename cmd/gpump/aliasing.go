@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/gpump/gpump/games"
 	"io"
 	"os"
 
@@ -121,7 +122,7 @@ func (j *job) inputs() fileList {
 	l.add("--init", j.initPath, true)
 	if j.initPath != "" {
 		// A result whose strategies went to an archive names it.
-		if name := initArchive(j.initPath); name != "" {
+		if name := games.WarmStartArchive(j.initPath); name != "" {
 			l.add("the strategies of --init", name, true)
 		}
 	}

@@ -168,12 +168,12 @@ func (j *job) run(ctx context.Context, rec solver.Recorder, log *slog.Logger) (*
 	s := j.s
 	s.Recorder = rec
 	if j.initPath != "" {
-		w, err := readInit(j.initPath)
+		w, err := games.ReadWarmStart(j.initPath)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, fmt.Errorf("--init: %w", err)
 		}
-		if s.Init, err = w.pair(m, n); err != nil {
-			return nil, nil, err
+		if s.Init, err = w.Pair(m, n); err != nil {
+			return nil, nil, fmt.Errorf("--init: %w", err)
 		}
 	}
 	backend, closeBackend, err := openDevice(j.device, j.threads)
