@@ -87,13 +87,8 @@ func ExampleGuard() {
 
 // Warm-start a solve from the strategies of an earlier result.
 func ExampleReadWarmStart() {
-	dir, err := os.MkdirTemp("", "games")
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "r.json")
+	path, cleanup := scratch("r.json")
+	defer cleanup()
 	r := &games.Report{Status: "converged", RowStrategy: []float64{0.5, 0.5}, ColumnStrategy: []float64{0.25, 0.75}}
 	b, err := games.Marshal(r, true)
 	if err == nil {
@@ -120,13 +115,8 @@ func ExampleReadWarmStart() {
 // Count the games a batch's results file already holds, as a resumed
 // batch does before it skips them.
 func ExampleReadResults() {
-	dir, err := os.MkdirTemp("", "games")
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "out.jsonl")
+	path, cleanup := scratch("out.jsonl")
+	defer cleanup()
 	f, err := os.Create(path)
 	if err != nil {
 		fmt.Println(err)
@@ -140,4 +130,14 @@ func ExampleReadResults() {
 	fmt.Println(done, err)
 	// Output:
 	// map[g.npy:1] <nil>
+}
+
+// scratch returns a path named name in a new temporary directory, and the
+// function that removes it.
+func scratch(name string) (path string, cleanup func()) {
+	dir, err := os.MkdirTemp("", "games")
+	if err != nil {
+		panic(err)
+	}
+	return filepath.Join(dir, name), func() { os.RemoveAll(dir) }
 }

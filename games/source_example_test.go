@@ -3,8 +3,6 @@ package games_test
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"gorgonia.org/tensor"
 
@@ -17,13 +15,8 @@ import (
 // since float32 cannot hold entries of 1e-50), and solve it: the game
 // carries the scale, so the report is in the file's units.
 func ExampleOpen() {
-	dir, err := os.MkdirTemp("", "games")
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "tiny.npy")
+	path, cleanup := scratch("tiny.npy")
+	defer cleanup()
 	a := tensor.New(tensor.WithShape(2, 2), tensor.WithBacking([]float64{3e-50, -1e-50, -2e-50, 2e-50}))
 	if err := datasets.WriteNPY(path, a); err != nil {
 		fmt.Println(err)
