@@ -40,12 +40,21 @@ func read(ctx context.Context, path string, opt *ReadOptions, format string) (*t
 	if err != nil {
 		return nil, err
 	}
-	what := map[string]string{"npy": "an npy file", "npz": "an npz archive", "csv": "a csv file", "mtx": "a Matrix Market file"}[format]
-	f, size, err := openInput(path, what)
+	f, size, err := openInput(path, whatOf[format])
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	return readOpen(ctx, f, size, path, opt, tg, format)
+}
+
+// whatOf names what a file of each format is, for messages.
+var whatOf = map[string]string{"npy": "an npy file", "npz": "an npz archive", "csv": "a csv file", "mtx": "a Matrix Market file"}
+
+// readOpen is read of the open file f of size bytes (-1: a pipe or a
+// device). Canceling ctx closes f.
+func readOpen(ctx context.Context, f *os.File, size int64, path string, opt *ReadOptions, tg target, format string) (*tensor.Dense, error) {
+	var err error
 	stop := context.AfterFunc(ctx, func() { f.Close() })
 	defer stop()
 	var t *tensor.Dense

@@ -155,8 +155,7 @@ func ReadScaled(ctx context.Context, path string, opt *ReadOptions) (t *tensor.D
 	if math.IsInf(math.Ldexp(1, o.Exp), 0) {
 		// Entries down among float64's subnormals (below 2⁻¹⁰²²): the
 		// scale 2^exp itself overflows float64.
-		return nil, 0, &dataError{file: path, off: -1, kind: ErrNotFinite, msg: fmt.Sprintf(
-			"entries are at most %g, so small that the scale factor 2^%d that would bring them into float32's range overflows float64: read them as float64 (--precision f64)", re.MaxAbs, o.Exp)}
+		return nil, 0, subnormalScale(path, re, o.Exp)
 	}
 	t, err = read(ctx, path, &o, format)
 	return t, o.Exp, err

@@ -196,7 +196,7 @@ func SolveBatch(ctx context.Context, bt *Batch, s *BatchSettings, m Method) ([]B
 	}
 	// Check the method on the batch's first game, with the payoffs of no
 	// game: whether a method solves a matrix game does not depend on them.
-	probe := &MatrixGame{m: bt.m, n: bt.n, maxAbs: 1}
+	probe := &MatrixGame{m: bt.m, n: bt.n, maxAbs: 1, storedMax: 1}
 	if err := m.Uses(probe); err != nil {
 		return nil, err
 	}

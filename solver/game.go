@@ -41,9 +41,12 @@ import (
 // lose precision nor overflow the steps and gaps, and it reports everything
 // in the payoffs' own units.
 type MatrixGame struct {
-	a      *tensor.Dense
-	m, n   int
-	maxAbs float64
+	a    *tensor.Dense
+	m, n int
+	// maxAbs is max |A_ij| in the game's units, storedMax that of the
+	// stored matrix, which holds A times 2^exp (SetStorageExponent).
+	maxAbs, storedMax float64
+	exp               int
 	// blocks are the players' sets and linear terms (NewBilinear); the
 	// zero values are a matrix game's simplices.
 	blocks [2]Block
@@ -140,8 +143,8 @@ func (g *MatrixGame) check(a *tensor.Dense) (float64, error) {
 }
 
 // commit makes a, checked, the payoff matrix.
-func (g *MatrixGame) commit(a *tensor.Dense, maxAbs float64) {
-	g.a, g.maxAbs = a, maxAbs
+func (g *MatrixGame) commit(a *tensor.Dense, storedMax float64) {
+	g.a, g.storedMax, g.maxAbs = a, storedMax, math.Ldexp(storedMax, -g.exp)
 	g.normsMu.Lock()
 	g.normsDone = false
 	g.normsMu.Unlock()
@@ -173,10 +176,12 @@ func (g *MatrixGame) SetPayoff(a *tensor.Dense) error {
 			}
 			return fmt.Errorf("solver: %w", err)
 		}
-		pl.unit = g.unitOf(mx)
 	}
 	g.broken = nil
 	g.commit(a, mx)
+	if pl := g.placed; pl != nil {
+		pl.stored, pl.unit = g.units()
+	}
 	g.version++
 	return nil
 }
@@ -262,6 +267,39 @@ func (g *MatrixGame) MaxAbs() float64 { return g.maxAbs }
 // process's block of rows.
 func (g *MatrixGame) Payoff() *tensor.Dense { return g.a }
 
+// SetStorageExponent declares that the stored payoff matrix holds the
+// game's payoffs A times 2^exp, as datasets.ReadScaled stores a float64
+// file in float32 when float32 cannot hold its entries as they are. A
+// power of two scales exactly, so the solve is the same in other units:
+// from then on everything the game takes or gives in payoff units is in
+// A's, not the stored matrix's: MaxAbs, the results and records of Solve,
+// Settings.AbsGap, and every method's knob in payoff units (steps, G0),
+// converted by the driver through Constants.Unit and the engines. Linear
+// terms (NewBilinear) are in A's units too. The default is 0.
+//
+// A's numbers are float64s: where rounding the stored entries carried
+// them past float64's range (a float32 entry 2·2^1023 for a file's
+// 1.797e308), MaxAbs and the gaps are +Inf, as they would be for a
+// float64 game of such entries. It fails for |exp| > 2097, the span of
+// float64's exponents. Like SetPayoff, it must not run while the game is
+// being solved.
+func (g *MatrixGame) SetStorageExponent(exp int) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if exp < -2097 || exp > 2097 {
+		return fmt.Errorf("solver: a storage exponent of %d is beyond float64's range", exp)
+	}
+	g.exp = exp
+	g.commit(g.a, g.storedMax)
+	if pl := g.placed; pl != nil {
+		pl.stored, pl.unit = g.units()
+	}
+	return nil
+}
+
+// StorageExponent returns the exponent set by SetStorageExponent.
+func (g *MatrixGame) StorageExponent() int { return g.exp }
+
 func (g *MatrixGame) validate() error {
 	if g.m == 0 {
 		return errors.New("solver: MatrixGame not made by NewMatrixGame")
@@ -288,6 +326,25 @@ func (g *MatrixGame) unitOf(mx float64) float64 {
 		mx = max(mx, maxAbs(b.Lin))
 	}
 	return unitOf(mx)
+}
+
+// units returns the game's two scale factors: stored, the internal units
+// per unit of the stored matrix (the unitOf of its entries, so that the
+// passes work as on any matrix of that range), and unit, the internal
+// units per payoff unit (stored·2^exp, see SetStorageExponent), which the
+// driver and the methods' knobs convert by. Without a storage exponent
+// both are unitOf(max |A_ij|). When 2^exp is so large or small that
+// stored·2^exp would leave float64's range, stored gives way: the
+// internal units then lie further from the stored matrix's, as they do
+// for subnormal payoffs.
+func (g *MatrixGame) units() (stored, unit float64) {
+	if g.exp == 0 {
+		u := g.unitOf(g.maxAbs)
+		return u, u
+	}
+	_, k := math.Frexp(g.unitOf(g.storedMax)) // 2^(k-1)
+	k = min(max(k-1, -1074-g.exp), 1023-g.exp)
+	return math.Ldexp(1, k), math.Ldexp(1, k+g.exp)
 }
 
 func unitOf(maxAbs float64) float64 {
@@ -379,11 +436,11 @@ func abs[T float32 | float64](v T) T {
 }
 
 // computeNorms finds the largest row and column l2 norms and the Frobenius
-// norm of A (squares formed after scaling by 1/max |A_ij|, so none
-// overflows).
+// norm of A (squares of the stored entries formed after scaling by 1/max
+// |A_ij|, so none overflows; normExp then counts the storage exponent).
 func (g *MatrixGame) computeNorms() {
 	g.maxRowNorm, g.maxColNorm, g.frobenius, g.normExp = 0, 0, 0, 0
-	if g.maxAbs == 0 {
+	if g.storedMax == 0 {
 		return
 	}
 	if len(g.colSums) != g.n {
@@ -391,7 +448,7 @@ func (g *MatrixGame) computeNorms() {
 	}
 	// Entries times 2^−e lie in [1, 2) at most; the factor is applied in
 	// two steps since 2^−e overflows alone for subnormal payoffs.
-	g.normExp = math.Ilogb(g.maxAbs)
+	g.normExp = math.Ilogb(g.storedMax)
 	s1 := math.Ldexp(1, min(-g.normExp, 1000))
 	s2 := math.Ldexp(1, -g.normExp-min(-g.normExp, 1000))
 	var rowMax, colMax, fro float64
@@ -404,6 +461,7 @@ func (g *MatrixGame) computeNorms() {
 		rowMax, colMax, fro = g.shardNorms(rowMax, fro)
 	}
 	g.maxRowNorm, g.maxColNorm, g.frobenius = math.Sqrt(rowMax), math.Sqrt(colMax), math.Sqrt(fro)
+	g.normExp -= g.exp
 }
 
 // sumSquares returns the largest row and column sums of squares and the

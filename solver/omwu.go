@@ -65,7 +65,7 @@ func (m *OMWU) engine(p Problem, _ *Settings) (engine, error) {
 	if e.kind == DefaultAveraging {
 		e.kind = Uniform
 	}
-	scale := g.maxAbs * pl.unit
+	scale := g.storedMax * pl.stored
 	if scale == 0 {
 		scale = 1
 	}

@@ -10,11 +10,14 @@ import (
 // placement is a game on a backend: the placed matrix and the engines of
 // the methods that solved it, each with its vectors.
 type placement struct {
-	g    *MatrixGame
-	be   tensorops.Backend
-	own  *tensorops.CPU // the temporary backend of an unplaced game's solve
-	a    tensorops.Matrix
-	unit float64
+	g   *MatrixGame
+	be  tensorops.Backend
+	own *tensorops.CPU // the temporary backend of an unplaced game's solve
+	a   tensorops.Matrix
+	// unit is the internal units per payoff unit, stored per unit of the
+	// stored matrix (MatrixGame.units): the same but with a storage
+	// exponent.
+	unit, stored float64
 	// sets are the box and ball blocks' sets on the backend (a simplex
 	// block's Setup is the method's), lin the linear terms (nil: none).
 	sets [2]tensorops.Set
@@ -35,7 +38,8 @@ func newPlacement(g *MatrixGame, be tensorops.Backend) (*placement, error) {
 	if err != nil {
 		return nil, fmt.Errorf("solver: %w", err)
 	}
-	pl := &placement{g: g, be: be, a: a, unit: g.unitOf(g.maxAbs), owned: []any{a}}
+	pl := &placement{g: g, be: be, a: a, owned: []any{a}}
+	pl.stored, pl.unit = g.units()
 	for k := range 2 {
 		if err := pl.placeBlock(k); err != nil {
 			pl.free()
@@ -203,7 +207,7 @@ func (b *gameBase) begin(avg ...[2]tensorops.Vector) {
 
 func (b *gameBase) shape() shape {
 	g := b.pl.g
-	scale := g.maxAbs * b.pl.unit
+	scale := g.storedMax * b.pl.stored
 	if scale == 0 {
 		scale = 1
 	}
@@ -225,20 +229,21 @@ func (b *gameBase) in(k int, v tensorops.Vector) tensorops.Vector {
 // out brings the result f of a pass into internal units.
 func (b *gameBase) out(f tensorops.Vector) { b.pl.out(f) }
 
-// in returns v as a pass over A needs it: v itself, or v times the unit in
-// scratch when the unit is above 1 (tiny payoffs: no product underflows).
+// in returns v as a pass over the stored matrix needs it: v itself, or v
+// times the stored unit in scratch when that is above 1 (tiny payoffs: no
+// product underflows).
 func (pl *placement) in(scratch, v tensorops.Vector) tensorops.Vector {
-	if pl.unit <= 1 {
+	if pl.stored <= 1 {
 		return v
 	}
-	pl.be.Axpby(scratch, pl.unit, v, 0, v)
+	pl.be.Axpby(scratch, pl.stored, v, 0, v)
 	return scratch
 }
 
-// out brings the result f of a pass into internal units: times the unit
-// when it is below 1 (huge payoffs, whose products cannot overflow).
+// out brings the result f of a pass into internal units: times the stored
+// unit when it is below 1 (huge payoffs, whose products cannot overflow).
 func (pl *placement) out(f tensorops.Vector) {
-	if u := pl.unit; u < 1 {
+	if u := pl.stored; u < 1 {
 		pl.be.Axpby(f, u, f, 0, f)
 	}
 }

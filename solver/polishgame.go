@@ -47,7 +47,7 @@ func polishOf(pl *placement) (*polishGame, error) {
 func (pg *polishGame) Dims() (m, n int) { return pg.pl.g.Dims() }
 
 // MaxAbs is max |A_ij| in internal units, Polish's default scale.
-func (pg *polishGame) MaxAbs() float64 { return pg.pl.g.maxAbs * pg.pl.unit }
+func (pg *polishGame) MaxAbs() float64 { return pg.pl.g.storedMax * pg.pl.stored }
 
 // Pass sets aq = A q and atp = Aᵀp (internal units) with one pass on the
 // backend.
@@ -83,14 +83,14 @@ func (pg *polishGame) Lend() (polish.Matrix, bool) {
 	if a.Dtype() != tensor.Float64 || pg.pl.g.shard != nil {
 		return polish.Matrix{}, false
 	}
-	return polish.Matrix{Data: a.Float64s(), N: n, Stride: n, Scale: pg.pl.unit}, true
+	return polish.Matrix{Data: a.Float64s(), N: n, Stride: n, Scale: pg.pl.stored}, true
 }
 
 // Rows gathers A[rows, cols] times the unit from the host copy of A; on a
 // sharded game, from every process's block (a collective call, made by
 // every process in lockstep).
 func (pg *polishGame) Rows(rows, cols []int, dst []float64) error {
-	a, n, unit := pg.pl.g.a, pg.pl.g.n, pg.pl.unit
+	a, n, unit := pg.pl.g.a, pg.pl.g.n, pg.pl.stored
 	if len(dst) < len(rows)*len(cols) {
 		return fmt.Errorf("solver: a %d×%d submatrix in %d entries", len(rows), len(cols), len(dst))
 	}

@@ -272,7 +272,7 @@ func (e *rmEngine) step() (avg, last certificate, accepted bool, err error) {
 // its 1e-17 regrets into a pure strategy and never recover.
 func (e *rmEngine) update() {
 	g := e.pl.g
-	sign := -1 / (g.maxAbs * e.pl.unit)
+	sign := -1 / (g.storedMax * e.pl.stored)
 	if g.maxAbs == 0 {
 		sign = -1
 	}
@@ -294,7 +294,7 @@ func (e *rmEngine) update() {
 	e.be.RegretMatch(e.z[1].Value, e.r[1], e.f[1], sign, tiny[1], pred)
 	e.be.MulVec(e.f[0], e.pl.a, e.in(1, e.z[1].Value))
 	// −A q, scaled as out scales.
-	e.be.Axpby(e.f[0], -min(e.pl.unit, 1), e.f[0], 0, e.f[0])
+	e.be.Axpby(e.f[0], -min(e.pl.stored, 1), e.f[0], 0, e.f[0])
 	e.evals++
 	e.passes += 2
 }

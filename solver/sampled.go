@@ -165,9 +165,9 @@ type sampledOracle struct {
 func (o *sampledOracle) evaluate(f [2]tensorops.Vector, p, q tensorops.Vector) error {
 	o.b.be.SampledOperator(f[0], f[1], o.b.pl.a, o.at, p, q, o.draw)
 	o.draw.Counter++
-	// The estimate sums entries of A: it is in the game's units, whatever
-	// the strategies' scale.
-	if u := o.b.pl.unit; u != 1 {
+	// The estimate sums entries of the stored matrix: it is in its units,
+	// whatever the strategies' scale.
+	if u := o.b.pl.stored; u != 1 {
 		for k := range 2 {
 			o.b.be.Axpby(f[k], u, f[k], 0, f[k])
 		}

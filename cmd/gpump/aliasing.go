@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/gpump/gpump/games"
 	"io"
 	"os"
 
@@ -38,12 +39,16 @@ type fileID struct {
 }
 
 func identify(path string) fileID {
-	id := fileID{canon: atomicfile.Canonical(path)}
-	if fi, err := os.Stat(path); err == nil {
-		id.info = fi
-		id.chardev = fi.Mode()&os.ModeCharDevice != 0
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fileID{canon: atomicfile.Canonical(path)} // only same compares it
 	}
-	return id
+	return idOf(fi)
+}
+
+// idOf is the identity of an existing file of info fi.
+func idOf(fi os.FileInfo) fileID {
+	return fileID{info: fi, chardev: fi.Mode()&os.ModeCharDevice != 0}
 }
 
 // same reports whether a and b are the same file; character devices never
@@ -108,11 +113,16 @@ func (l fileList) check() error {
 // against them.
 func (j *job) inputs() fileList {
 	var l fileList
-	l.add("the payoff file", j.path, true)
+	if j.src != nil {
+		// Stated once, when it was opened.
+		l = append(l, namedFile{what: "the payoff file", path: j.path, input: true, id: idOf(j.src.Info)})
+	} else {
+		l.add("the payoff file", j.path, true)
+	}
 	l.add("--init", j.initPath, true)
 	if j.initPath != "" {
 		// A result whose strategies went to an archive names it.
-		if name := initArchive(j.initPath); name != "" {
+		if name := games.WarmStartArchive(j.initPath); name != "" {
 			l.add("the strategies of --init", name, true)
 		}
 	}

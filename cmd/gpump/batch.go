@@ -2,12 +2,11 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/gpump/gpump/games"
 	"io"
 	"log/slog"
 	"math"
@@ -132,24 +131,8 @@ type instance struct {
 	// instance itself is then no file.
 	members []*instance
 	shape   [2]int
-}
-
-// batchLine is one line of batch output.
-type batchLine struct {
-	Instance string `json:"instance"`
-	Index    int    `json:"index"`
-	// Key and Games are set for a game of a file that holds many (see
-	// batchedInput): its archive member, and the file's number of games.
-	Key    string `json:"key,omitempty"`
-	Games  int    `json:"games,omitempty"`
-	Status string `json:"status"`
-	Error  string `json:"error,omitempty"`
-	// RowMember, ColumnMember and MemberRow say where --strategies put the
-	// line's strategies.
-	RowMember    string `json:"row_member,omitempty"`
-	ColumnMember string `json:"column_member,omitempty"`
-	MemberRow    *int   `json:"member_row,omitempty"`
-	*solveOutput
+	// info is the file's os.Stat when it was listed (nil if it failed).
+	info os.FileInfo
 }
 
 func batchAction(c *cli.Context) error {
@@ -239,10 +222,10 @@ func batchAction(c *cli.Context) error {
 		doneMu  sync.Mutex
 		skipped atomic.Int64
 	)
-	emit := func(l *batchLine) {
+	emit := func(l *games.Line) {
 		b, err := marshalLine(l)
 		if err != nil { // only NaN could do this, and gaps are never NaN
-			l = &batchLine{Instance: l.Instance, Index: l.Index, Key: l.Key, Games: l.Games, Status: "error", Error: err.Error()}
+			l = &games.Line{Instance: l.Instance, Index: l.Index, Key: l.Key, Games: l.Games, Status: "error", Error: err.Error()}
 			b, _ = marshalLine(l)
 		}
 		if human {
@@ -363,15 +346,15 @@ func batchAction(c *cli.Context) error {
 
 // marshalLine encodes l as one line of JSON, newline included, leaving
 // '<', '>' and '&' (in dtypes and messages) as they are.
-func marshalLine(l *batchLine) ([]byte, error) {
-	return encodeJSON(l, false) // non-finite numbers as null (finite.go)
+func marshalLine(l *games.Line) ([]byte, error) {
+	return games.Marshal(l, false) // non-finite numbers as null (finite.go)
 }
 
 // instanceRun is what a batch worker needs to run an instance.
 type instanceRun struct {
 	threads int
 	log     *slog.Logger
-	emit    func(*batchLine)
+	emit    func(*games.Line)
 	done    map[string]int // --resume: results already in the output
 	doneMu  *sync.Mutex
 	skipped *atomic.Int64
@@ -399,7 +382,7 @@ func (r *instanceRun) solve(ctx context.Context, c *cli.Context, in *instance) {
 // solveAlone runs an instance that is not a group of files.
 func (r *instanceRun) solveAlone(ctx context.Context, c *cli.Context, in *instance) {
 	line, j, kind := solveInstance(ctx, c, in, r.threads, r.log)
-	if o := line.solveOutput; o != nil && j == nil {
+	if o := line.Report; o != nil && j == nil {
 		size := int64(8)
 		if o.Precision == "f32" {
 			size = 4
@@ -407,7 +390,7 @@ func (r *instanceRun) solveAlone(ctx context.Context, c *cli.Context, in *instan
 		r.held = int64(o.M) * int64(o.N) * size
 	}
 	if j == nil {
-		if line.solveOutput != nil {
+		if line.Report != nil {
 			r.strat.putSingle(in, line, line.RowStrategy, line.ColumnStrategy)
 			line.RowStrategy, line.ColumnStrategy = nil, nil
 		}
@@ -415,6 +398,7 @@ func (r *instanceRun) solveAlone(ctx context.Context, c *cli.Context, in *instan
 		return
 	}
 	groups, bad, total, err := batchedInput(j, kind)
+	j.close()
 	if err != nil {
 		line.Status, line.Error = "error", err.Error()
 		r.log.Error("instance failed", "instance", in.name, "error", err)
@@ -427,9 +411,9 @@ func (r *instanceRun) solveAlone(ctx context.Context, c *cli.Context, in *instan
 // solveInstance runs one instance of a single game; errors become error
 // lines. For a file that holds many games it returns the instance's job
 // and the file's batchedKind instead, unsolved.
-func solveInstance(ctx context.Context, c *cli.Context, in *instance, threads int, log *slog.Logger) (*batchLine, *job, string) {
-	line := &batchLine{Instance: in.name, Index: in.index}
-	fail := func(err error) (*batchLine, *job, string) {
+func solveInstance(ctx context.Context, c *cli.Context, in *instance, threads int, log *slog.Logger) (*games.Line, *job, string) {
+	line := &games.Line{Instance: in.name, Index: in.index}
+	fail := func(err error) (*games.Line, *job, string) {
 		line.Status, line.Error = "error", err.Error()
 		log.Error("instance failed", "instance", in.name, "error", err)
 		return line, nil, ""
@@ -441,6 +425,7 @@ func solveInstance(ctx context.Context, c *cli.Context, in *instance, threads in
 	if kind := batchedKind(j); kind != "" {
 		return line, j, kind
 	}
+	defer j.close()
 	out, res, err := j.run(ctx, newProgressLog(log, "instance", in.name), slog.New(slog.DiscardHandler))
 	var ie *interruptedError
 	if errors.As(err, &ie) {
@@ -451,7 +436,7 @@ func solveInstance(ctx context.Context, c *cli.Context, in *instance, threads in
 	if err != nil {
 		return fail(err)
 	}
-	line.Status, line.solveOutput = out.Status, out
+	line.Status, line.Report = out.Status, out
 	if res != nil {
 		out.RowStrategy, out.ColumnStrategy = res.Row, res.Column // for --strategies, taken out before the line is written
 	}
@@ -489,7 +474,11 @@ func instanceJob(c *cli.Context, in *instance, threads int) (*job, error) {
 			args = append(args, a)
 		}
 	}
-	j, err := newJob(g, args)
+	var known os.FileInfo
+	if len(args) == 1 && args[0] == in.file {
+		known = in.info
+	}
+	j, err := newJob(g, args, known)
 	if err != nil {
 		return nil, err
 	}
@@ -565,21 +554,29 @@ type listing struct {
 	notes []string
 }
 
-func (l *listing) add(name, file string, args []string, err error) {
-	l.insts = append(l.insts, &instance{index: len(l.insts), name: displayName(name), file: file, args: args, err: err})
+func (l *listing) add(name, file string, args []string, err error) *instance {
+	in := &instance{index: len(l.insts), name: displayName(name), file: file, args: args, err: err}
+	l.insts = append(l.insts, in)
+	return in
 }
 
 // addFile adds the file p named by an argument, once. listed says it comes
 // from a directory or a glob, whose hidden files, batch results files and
 // the batch's own output (when empty; a payoff file there is kept, for the
 // check of the output against the inputs to refuse) are left out.
-func (l *listing) addFile(p string, listed bool, err error) {
+// fi is p's os.Stat when the caller took it, else nil.
+func (l *listing) addFile(p string, listed bool, err error, fi os.FileInfo) {
 	var key any = filepath.Clean(p)
-	fi, serr := os.Stat(p)
-	if serr != nil {
-		fi = nil
-	} else if k, ok := inodeKey(fi); ok {
-		key = k
+	if fi == nil {
+		var serr error
+		if fi, serr = os.Stat(p); serr != nil {
+			fi = nil
+		}
+	}
+	if fi != nil {
+		if k, ok := inodeKey(fi); ok {
+			key = k
+		}
 	}
 	if listed {
 		why := ""
@@ -588,7 +585,7 @@ func (l *listing) addFile(p string, listed bool, err error) {
 			return // hidden, like a shell's globs: temporaries, editor files
 		case isResults(p):
 			why = "it holds gpump batch results"
-		case identify(p).same(l.output) && fi != nil && fi.Size() == 0:
+		case fi != nil && idOf(fi).same(l.output) && fi.Size() == 0:
 			why = "it is this batch's output"
 		}
 		if why != "" {
@@ -598,12 +595,9 @@ func (l *listing) addFile(p string, listed bool, err error) {
 	}
 	if !l.seen[key] {
 		l.seen[key] = true
-		l.add(p, p, []string{"--", p}, err)
+		l.add(p, p, []string{"--", p}, err).info = fi
 	}
 }
-
-// resultsPrefix starts every line of batch output: batchLine's first field.
-const resultsPrefix = `{"instance":`
 
 // isResults reports whether the text file at p starts like batch output,
 // which a results file named .txt or .csv in an input directory would.
@@ -616,9 +610,9 @@ func isResults(p string) bool {
 		return false
 	}
 	defer f.Close()
-	b := make([]byte, len(resultsPrefix))
+	b := make([]byte, len(games.LinePrefix))
 	_, err = io.ReadFull(f, b)
-	return err == nil && string(b) == resultsPrefix
+	return err == nil && string(b) == games.LinePrefix
 }
 
 // listInstances expands the arguments and reads the manifest; output is
@@ -641,14 +635,14 @@ func listInstances(args []string, manifest, output string) (*listing, error) {
 				if _, ferr := datasets.FormatOf(e.Name()); ferr != nil || e.IsDir() {
 					continue
 				}
-				l.addFile(filepath.Join(arg, e.Name()), true, nil)
+				l.addFile(filepath.Join(arg, e.Name()), true, nil, nil)
 				n++
 			}
 			if n == 0 {
 				return nil, fmt.Errorf("%s: no payoff files (.npy, .npz, .csv, .tsv, .txt, .mtx) in this directory", arg)
 			}
 		case err == nil:
-			l.addFile(arg, false, nil)
+			l.addFile(arg, false, nil, fi)
 		case strings.ContainsAny(arg, "*?["):
 			matches, gerr := filepath.Glob(arg)
 			if gerr != nil {
@@ -659,11 +653,11 @@ func listInstances(args []string, manifest, output string) (*listing, error) {
 			}
 			slices.Sort(matches)
 			for _, p := range matches {
-				l.addFile(p, true, nil)
+				l.addFile(p, true, nil, nil)
 			}
 		default:
 			// A missing file is that instance's failure, not the batch's.
-			l.addFile(arg, false, err)
+			l.addFile(arg, false, err, nil)
 		}
 	}
 	if manifest == "" {
@@ -726,7 +720,11 @@ func (l *listing) files(manifest string) fileList {
 	var files fileList
 	files.add("the manifest", manifest, true)
 	for _, in := range l.insts {
-		files.add("the payoff file", in.file, true)
+		if in.info != nil {
+			files = append(files, namedFile{what: "the payoff file", path: in.file, input: true, id: idOf(in.info)})
+		} else {
+			files.add("the payoff file", in.file, true)
+		}
 		if len(files) > 0 && in.file != "" {
 			files[len(files)-1].where = fmt.Sprintf("instance %d: %s", in.index, in.name)
 		}
@@ -769,85 +767,6 @@ func splitWords(s string) ([]string, error) {
 	return words, nil
 }
 
-// readResults reads the batch output file at path for --resume and
-// returns how many results it holds per instance; error and canceled lines
-// do not count. A file that is not batch output is refused: resuming would
-// append to it. A last line cut short by a crash (the start of a result
-// with no line end) is removed, so that appending starts on a line of its
-// own; nothing else is changed.
-func readResults(path string) (map[string]int, error) {
-	done := map[string]int{}
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return done, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("--resume: %w", err)
-	}
-	lines := bytes.SplitAfter(b, []byte("\n"))
-	if len(lines[len(lines)-1]) == 0 {
-		lines = lines[:len(lines)-1]
-	}
-	cut := -1
-	for k, line := range lines {
-		l, ok := parseResult(line)
-		if !ok && k == len(lines)-1 && line[len(line)-1] != '\n' && bytes.HasPrefix(line, []byte(resultsPrefix)) {
-			cut = len(b) - len(line)
-			break
-		}
-		if !ok {
-			return nil, fmt.Errorf("--resume: %s is not the output of gpump batch (line %d is not a result): resume only a batch's own results file", path, k+1)
-		}
-		if l.Status != "error" && l.Status != "canceled" {
-			done[l.Instance]++
-		}
-	}
-	switch {
-	case cut >= 0:
-		if err := os.Truncate(path, int64(cut)); err != nil {
-			return nil, fmt.Errorf("--resume: %s: removing a last line cut short: %w", path, err)
-		}
-	case len(b) > 0 && b[len(b)-1] != '\n':
-		// A whole result without its line end: end the line.
-		if err := appendNewline(path); err != nil {
-			return nil, fmt.Errorf("--resume: %s: %w", path, err)
-		}
-	}
-	return done, nil
-}
-
-// parseResult parses one line of batch output.
-func parseResult(line []byte) (res struct{ Instance, Status string }, ok bool) {
-	var l struct {
-		Instance *string
-		Index    *int
-		Key      string
-		Games    int
-		Status   *string
-	}
-	if json.Unmarshal(line, &l) != nil || l.Instance == nil || l.Index == nil || l.Status == nil || *l.Status == "" {
-		return res, false
-	}
-	res.Instance, res.Status = *l.Instance, *l.Status
-	if l.Games > 0 {
-		res.Instance = gameID(*l.Instance, *l.Index, l.Key)
-	}
-	return res, true
-}
-
-// appendNewline ends the last line of the file at path.
-func appendNewline(path string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write([]byte("\n"))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
 // openResults opens the batch's results file at path for writing (for
 // --resume, after reading the results it holds, appending). A regular file
 // is locked first (flock), so that two batches never write one file: the
@@ -886,9 +805,9 @@ func openResults(ctx context.Context, path string, resume bool) (*os.File, map[s
 	}
 	done := map[string]int(nil)
 	if resume {
-		if done, err = readResults(path); err != nil {
+		if done, err = games.ReadResults(path); err != nil {
 			f.Close()
-			return nil, nil, err
+			return nil, nil, fmt.Errorf("--resume: %w", err)
 		}
 	} else if err := f.Truncate(0); err != nil {
 		f.Close()

@@ -9,6 +9,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"github.com/gpump/gpump/games"
 	"io"
 	"math"
 	"os"
@@ -36,9 +37,9 @@ func gpump(t *testing.T, args ...string) (int, string, string) {
 }
 
 // decode parses the JSON result of gpump solve.
-func decode(t *testing.T, s string) solveOutput {
+func decode(t *testing.T, s string) games.Report {
 	t.Helper()
-	var o solveOutput
+	var o games.Report
 	if err := json.Unmarshal([]byte(s), &o); err != nil {
 		t.Fatalf("output is not JSON: %v\n%s", err, s)
 	}
@@ -486,7 +487,7 @@ func TestSolveCanceled(t *testing.T) {
 // --mmap refuses what it cannot map.
 func TestSolveMmap(t *testing.T) {
 	path, a := genFile(t, "gaussian:m=40,n=50,seed=9", "g.npy")
-	var outs []solveOutput
+	var outs []games.Report
 	for _, extra := range [][]string{nil, {"--mmap"}} {
 		code, stdout, stderr := gpump(t, append([]string{"solve", path, "--threads", "1", "--quiet"}, extra...)...)
 		if code != exitOK {

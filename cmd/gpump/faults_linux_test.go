@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/gpump/gpump/games"
 	"io"
 	"os"
 	"path/filepath"
@@ -310,7 +311,7 @@ func TestTerminalSummary(t *testing.T) {
 	}
 	for _, flag := range [][]string{{"--json"}, {"-o", "-"}} {
 		code, out := onTerminal(t, append([]string{"solve", "--gen", "cyclic:n=3", "-q"}, flag...)...)
-		var o solveOutput
+		var o games.Report
 		if code != exitOK || json.Unmarshal([]byte(out), &o) != nil || len(o.RowStrategy) != 3 {
 			t.Errorf("%v: exit %d:\n%s", flag, code, out)
 		}

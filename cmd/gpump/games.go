@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gpump/gpump/games"
 	"log/slog"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -71,20 +71,16 @@ func batchedKind(j *job) string {
 	if j.path == "" {
 		return ""
 	}
-	format, err := inputFormat(j.path, j.read.Format)
-	if err != nil {
-		return ""
-	}
-	fi, err := os.Stat(j.path)
-	if err != nil || !fi.Mode().IsRegular() {
+	src := j.src
+	if src == nil || !src.Regular() {
 		return "" // a pipe is read once: as a matrix
 	}
 	switch {
-	case format == "npy":
-		if d, err := datasets.NPYDims(j.path); err == nil && d == 3 {
+	case src.Format == "npy":
+		if src.Dims == 3 {
 			return "stack"
 		}
-	case format == "npz" && j.read.Key == "":
+	case src.Format == "npz" && j.read.Key == "":
 		if keys, err := datasets.NPZMembers(j.path); err == nil && len(keys) > 1 {
 			return "archive"
 		}
@@ -95,14 +91,14 @@ func batchedKind(j *job) string {
 // batchedInput reads the games of a job whose file holds many, of kind
 // batchedKind(j): the groups of same-shape games, the lines of members that
 // could not be read, and the number of games in the file.
-func batchedInput(j *job, kind string) (groups []group, bad []*batchLine, total int, err error) {
+func batchedInput(j *job, kind string) (groups []group, bad []*games.Line, total int, err error) {
 	if err := batchable(j); err != nil {
 		return nil, nil, 0, err
 	}
 	if kind == "archive" {
 		return readMembers(j)
 	}
-	a, err := datasets.ReadStack(j.path)
+	a, err := j.src.ReadStack()
 	if err != nil {
 		return nil, nil, 0, err
 	}
@@ -119,7 +115,7 @@ func batchedInput(j *job, kind string) (groups []group, bad []*batchLine, total 
 		// As for a matrix: float32 storage of entries defined in float64
 		// (not those of a type float32 holds exactly) moves the bracket
 		// by up to rounding_bound.
-		if _, info, err := datasets.StatStack(j.path); err != nil || !info.Exact32 {
+		if !j.src.NPY.Exact32 {
 			g.rounding = uniformRounding(b, f32Rounding)
 		}
 		var keep []int
@@ -151,13 +147,13 @@ func batchable(j *job) error {
 // range, where rounding is no longer relative to the largest entry (the
 // rule of a matrix read as float32; a stack is not scaled, so a game that
 // needs scaling fails alone and says to solve in f64).
-func narrowStack(a *tensor.Dense) (*tensor.Dense, []int, []*batchLine) {
+func narrowStack(a *tensor.Dense) (*tensor.Dense, []int, []*games.Line) {
 	sh := a.Shape()
 	size := sh[1] * sh[2]
 	src := a.Float64s()
 	dst := make([]float32, len(src))
 	var keep []int
-	var bad []*batchLine
+	var bad []*games.Line
 	for k := range sh[0] {
 		mx := 0.0
 		for i, v := range src[k*size : (k+1)*size] {
@@ -175,7 +171,7 @@ func narrowStack(a *tensor.Dense) (*tensor.Dense, []int, []*batchLine) {
 			why = "entries all lie below float32's normal range"
 		}
 		if why != "" {
-			bad = append(bad, &batchLine{Index: k, Status: "error", Error: fmt.Sprintf("game %d: %s: solve it with --precision f64", k, why)})
+			bad = append(bad, &games.Line{Index: k, Status: "error", Error: fmt.Sprintf("game %d: %s: solve it with --precision f64", k, why)})
 			continue
 		}
 		keep = append(keep, k)
@@ -196,7 +192,7 @@ func widenStack(a *tensor.Dense) *tensor.Dense {
 // readMembers reads every member of the job's archive and groups them by
 // shape and dtype, in the archive's order; a member that cannot be read
 // (not a matrix, a NaN) gets an error line of its own.
-func readMembers(j *job) ([]group, []*batchLine, int, error) {
+func readMembers(j *job) ([]group, []*games.Line, int, error) {
 	type shapeKey struct {
 		m, n int
 		dt   tensor.Dtype
@@ -206,13 +202,13 @@ func readMembers(j *job) ([]group, []*batchLine, int, error) {
 		byKey = map[shapeKey][]int{}
 		mats  []*tensor.Dense
 		keys  []string
-		bad   []*batchLine
+		bad   []*games.Line
 	)
 	err := datasets.ReadNPZEach(j.path, &j.read, func(key string, a *tensor.Dense, err error) {
 		k := len(keys)
 		keys, mats = append(keys, key), append(mats, a)
 		if err != nil {
-			bad = append(bad, &batchLine{Index: k, Key: key, Status: "error", Error: err.Error()})
+			bad = append(bad, &games.Line{Index: k, Key: key, Status: "error", Error: err.Error()})
 			return
 		}
 		sk := shapeKey{a.Shape()[0], a.Shape()[1], a.Dtype()}
@@ -243,19 +239,11 @@ func readMembers(j *job) ([]group, []*batchLine, int, error) {
 	return groups, bad, len(keys), nil
 }
 
-// gameID names a game of a batched instance for --resume.
-func gameID(instance string, index int, key string) string {
-	if key != "" {
-		return instance + "\x00" + key
-	}
-	return instance + "\x00" + strconv.Itoa(index)
-}
-
 // solveGames solves the groups of a batched instance with threads workers,
 // skipping the games done holds (it decrements their counts), and emits a
 // line per game as it finishes.
-func solveGames(ctx context.Context, in *instance, j *job, groups []group, bad []*batchLine, total, threads int,
-	done map[string]int, doneMu *sync.Mutex, skipped *atomic.Int64, emit func(*batchLine), strat *strategySink, log *slog.Logger) {
+func solveGames(ctx context.Context, in *instance, j *job, groups []group, bad []*games.Line, total, threads int,
+	done map[string]int, doneMu *sync.Mutex, skipped *atomic.Int64, emit func(*games.Line), strat *strategySink, log *slog.Logger) {
 	for _, l := range bad {
 		l.Instance, l.Games = in.name, total
 		log.Error("game failed", "instance", in.name, "index", l.Index, "key", l.Key, "error", l.Error)
@@ -273,7 +261,7 @@ func solveGames(ctx context.Context, in *instance, j *job, groups []group, bad [
 				if g.members != nil {
 					name = g.members[k].name
 				}
-				emit(&batchLine{Instance: name, Index: g.index[k], Key: keyAt(g.keys, k), Games: total, Status: "canceled", Error: "not started: " + err.Error()})
+				emit(&games.Line{Instance: name, Index: g.index[k], Key: keyAt(g.keys, k), Games: total, Status: "canceled", Error: "not started: " + err.Error()})
 			}
 			continue
 		}
@@ -294,7 +282,7 @@ func solveGames(ctx context.Context, in *instance, j *job, groups []group, bad [
 			_, err = solver.SolveBatch(ctx, batch, &solver.BatchSettings{
 				Settings: s, Workers: min(threads, b), Threads: 1, Backend: dev,
 				Done: func(k int, r *solver.BatchResult) {
-					line := &batchLine{Instance: in.name, Index: g.index[k], Games: total}
+					line := &games.Line{Instance: in.name, Index: g.index[k], Games: total}
 					if g.keys != nil {
 						line.Key = g.keys[k]
 					}
@@ -313,7 +301,7 @@ func solveGames(ctx context.Context, in *instance, j *job, groups []group, bad [
 						out := gameOutput(r, j, batch, k, own, dev)
 						out.RoundingBound = g.roundingOf(k) * r.MaxAbs
 						out.LoadSeconds = g.load.Seconds()
-						line.Status, line.solveOutput = out.Status, out
+						line.Status, line.Report = out.Status, out
 						if r.Err != nil {
 							line.Status, line.Error = "error", r.Err.Error()
 						}
@@ -336,7 +324,7 @@ func solveGames(ctx context.Context, in *instance, j *job, groups []group, bad [
 				if g.members != nil {
 					name = g.members[k].name
 				}
-				emit(&batchLine{Instance: name, Index: g.index[k], Key: keyAt(g.keys, k), Games: total, Status: "error", Error: err.Error()})
+				emit(&games.Line{Instance: name, Index: g.index[k], Key: keyAt(g.keys, k), Games: total, Status: "error", Error: err.Error()})
 			}
 			continue
 		}
@@ -363,7 +351,7 @@ func skipDone(g group, name string, done map[string]int, mu *sync.Mutex, skipped
 	defer mu.Unlock()
 	var keep []int
 	for k := range g.index {
-		id := gameID(name, g.index[k], keyAt(g.keys, k))
+		id := games.GameID(name, g.index[k], keyAt(g.keys, k))
 		if done[id] > 0 {
 			done[id]--
 			skipped.Add(1)
@@ -443,23 +431,14 @@ func batchDevice(device string, threads int) (tensorops.Batched, func() error, e
 
 // gameOutput is the line of game k of a batch, the fields of gpump solve;
 // dev is the batch's device (nil: the CPU's workers, one thread a game).
-func gameOutput(res *solver.BatchResult, j *job, batch *solver.Batch, k int, in *instance, dev tensorops.Batched) *solveOutput {
+func gameOutput(res *solver.BatchResult, j *job, batch *solver.Batch, k int, in *instance, dev tensorops.Batched) *games.Report {
 	m, n := batch.Dims()
 	a := batch.Game(k)
 	s := j.s
-	out := &solveOutput{
-		Status: res.Status.String(), Gap: res.Gap, RelativeGap: res.RelGap,
-		Value: res.Value(), ValueLower: res.ValueLower, ValueUpper: res.ValueUpper,
-		Point: res.Point.String(), ColumnPoint: res.ColumnPoint.String(), CertifiedBy: res.CertifiedBy(),
-		RowSupport: res.RowSupport, ColumnSupport: res.ColumnSupport,
-		Iterations: res.Iterations, OperatorEvaluations: res.Evaluations, MatrixPasses: res.MatrixPasses,
-		GapPasses: res.GapPasses, Oracle: "exact", Rejections: res.Rejections, Restarts: res.Restarts,
-		Step: finiteOrNil(res.Step), Seconds: res.Runtime.Seconds(),
-		Algorithm: res.Method, Route: res.Route, SubgameSolves: res.SubgameSolves, SubgameSize: res.SubgameSize,
-		SubgameSeconds: res.SubgameTime.Seconds(), Source: displayName(in.file), Format: formatOf(in.file, j), M: m, N: n,
-		Precision: precisionName(a.Dtype()), MaxAbsEntry: res.MaxAbs, TargetRelativeGap: s.RelGap, TargetAbsoluteGap: s.AbsGap,
-		Device: "cpu", Threads: 1, Kernels: cpuKernels(),
-	}
+	out := games.NewReport(&res.Result, &s)
+	out.Source, out.Format, out.M, out.N = displayName(in.file), formatOf(in.file, j), m, n
+	out.Precision, out.MaxAbsEntry = precisionName(a.Dtype()), res.MaxAbs
+	out.Device, out.Threads, out.Kernels = "cpu", 1, cpuKernels()
 	if dev != nil {
 		// As gpump solve reports a device's run: --threads, the host's.
 		out.Device, out.Kernels, out.Threads = dev.Name(), kernelsOf(dev), j.threads
@@ -538,7 +517,7 @@ func (s *strategySink) pair(rn, cn string, games, m, n int) (row, col *tensor.De
 }
 
 // put stores game k's strategies and names them in its line.
-func (is *instanceSink) put(line *batchLine, k int, row, col []float64) {
+func (is *instanceSink) put(line *games.Line, k int, row, col []float64) {
 	if is == nil || row == nil {
 		return
 	}
@@ -551,7 +530,7 @@ func (is *instanceSink) put(line *batchLine, k int, row, col []float64) {
 }
 
 // putSingle stores the strategies of an instance of one game.
-func (s *strategySink) putSingle(in *instance, line *batchLine, row, col []float64) {
+func (s *strategySink) putSingle(in *instance, line *games.Line, row, col []float64) {
 	if s == nil || row == nil {
 		return
 	}
@@ -614,6 +593,9 @@ func groupable(c interface {
 // without flags of their own, by instances that solve up to size of them
 // as a batch, each placed where its first member was.
 func groupFiles(insts []*instance, size int) []*instance {
+	if len(insts) < 2 {
+		return insts // a group has two files at least
+	}
 	type shapeKey struct {
 		m, n int
 		f32  bool
@@ -658,7 +640,7 @@ func smallNPY(in *instance) (datasets.NPYInfo, bool) {
 	if f, err := datasets.FormatOf(in.file); err != nil || f != "npy" {
 		return datasets.NPYInfo{}, false
 	}
-	if fi, err := os.Stat(in.file); err != nil || !fi.Mode().IsRegular() {
+	if in.info == nil || !in.info.Mode().IsRegular() {
 		return datasets.NPYInfo{}, false
 	}
 	info, err := datasets.StatNPY(in.file)
@@ -673,7 +655,7 @@ func smallNPY(in *instance) (datasets.NPYInfo, bool) {
 func (r *instanceRun) solveFiles(ctx context.Context, c *cli.Context, grp *instance) {
 	fail := func(in *instance, err error) {
 		r.log.Error("instance failed", "instance", in.name, "error", err)
-		r.emit(&batchLine{Instance: in.name, Index: in.index, Status: "error", Error: err.Error()})
+		r.emit(&games.Line{Instance: in.name, Index: in.index, Status: "error", Error: err.Error()})
 	}
 	// The members have no flags of their own: one job serves them all.
 	j, err := instanceJob(c, grp.members[0], r.threads)
@@ -683,6 +665,7 @@ func (r *instanceRun) solveFiles(ctx context.Context, c *cli.Context, grp *insta
 		}
 		return
 	}
+	j.close() // the members are read by name
 	// Each file is copied into the batch as it is read, so that the
 	// batch, not the files, holds the games.
 	var (
@@ -693,7 +676,7 @@ func (r *instanceRun) solveFiles(ctx context.Context, c *cli.Context, grp *insta
 	t0 := time.Now()
 	for _, in := range grp.members {
 		if ctx.Err() != nil {
-			r.emit(&batchLine{Instance: in.name, Index: in.index, Status: "canceled", Error: "not started: " + ctx.Err().Error()})
+			r.emit(&games.Line{Instance: in.name, Index: in.index, Status: "canceled", Error: "not started: " + ctx.Err().Error()})
 			continue
 		}
 		t, err := datasets.Read(in.file, &j.read)

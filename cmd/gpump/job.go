@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/gpump/gpump/games"
 	"io/fs"
 	"os"
 	"runtime"
@@ -213,11 +214,21 @@ type job struct {
 	sampled  *solver.SampledGame
 	threads  int
 	device   string
+	// src is the payoff file opened once (games.Open), nil for a
+	// generator or a file that could not be stated: load then reads the
+	// path, to report its error as the reader words it.
+	src   *games.Source
+	known os.FileInfo
 }
 
+// close closes the job's payoff file.
+func (j *job) close() { j.src.Close() }
+
 // newJob checks the flags and the positional arguments of a solve.
-func newJob(c flagGetter, args []string) (*job, error) {
-	j := &job{}
+// known, when not nil, is the payoff file's os.Stat, taken when it was
+// listed.
+func newJob(c flagGetter, args []string, known os.FileInfo) (*job, error) {
+	j := &job{known: known}
 	if err := j.configure(c); err != nil {
 		return nil, err
 	}
@@ -360,16 +371,28 @@ func (j *job) input(c flagGetter, args []string) error {
 			}
 		}
 		j.path = args[0]
-		fi, statErr := os.Stat(j.path)
-		if statErr == nil && fi.IsDir() {
-			return fmt.Errorf("%s is a directory, not a payoff file", j.path)
-		}
 		j.read.Format = c.String("format")
 		j.read.Key = c.String("key")
 		j.mmap = c.Bool("mmap")
 		format, err := inputFormat(j.path, j.read.Format)
 		if err != nil {
+			if fi, statErr := os.Stat(j.path); statErr == nil && fi.IsDir() {
+				return fmt.Errorf("%s is a directory, not a payoff file", j.path)
+			}
 			return err
+		}
+		// The file is stated and opened once here; a file that cannot be
+		// opened or whose header is bad is left to load, whose reader
+		// words its error.
+		var statErr error
+		if j.src, err = games.OpenStated(j.path, format, j.known); err != nil {
+			var pe *fs.PathError
+			switch {
+			case errors.Is(err, games.ErrDirectory):
+				return err
+			case errors.As(err, &pe) && pe.Op == "stat":
+				statErr = err
+			}
 		}
 		if j.read.Key != "" && format != "npz" {
 			return fmt.Errorf("--key applies to .npz archives, not to %s files", format)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gpump/gpump/games"
 	"log/slog"
 	"math"
 	"strings"
@@ -103,12 +104,12 @@ func runProblem(ctx context.Context, c flagGetter, j *job, rec solver.Recorder, 
 	s := j.s
 	s.Recorder = rec
 	if j.initPath != "" {
-		w, err := readInit(j.initPath)
+		w, err := games.ReadWarmStart(j.initPath)
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, fmt.Errorf("--init: %w", err)
 		}
-		if s.Init, err = w.point(prob.Dim()); err != nil {
-			return nil, 0, err
+		if s.Init, err = w.Point(prob.Dim()); err != nil {
+			return nil, 0, fmt.Errorf("--init: %w", err)
 		}
 	}
 	optimum, err := info.Optimum()

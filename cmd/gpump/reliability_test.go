@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/gpump/gpump/games"
 	"math"
 	"os"
 	"path/filepath"
@@ -162,10 +163,10 @@ func TestNonFiniteResult(t *testing.T) {
 		C []float64          `json:"c"`
 		D map[string]float64 `json:"d"`
 		E string             `json:"e"`
-		*solveOutput
-	}{A: math.Inf(1), B: new(float64), C: []float64{1, math.NaN()}, D: map[string]float64{"x": math.Inf(-1)}, E: "<&>", solveOutput: &solveOutput{Gap: math.NaN(), Status: "limit"}}
+		*games.Report
+	}{A: math.Inf(1), B: new(float64), C: []float64{1, math.NaN()}, D: map[string]float64{"x": math.Inf(-1)}, E: "<&>", Report: &games.Report{Gap: math.NaN(), Status: "limit"}}
 	*v.B = math.NaN()
-	got, err := encodeJSON(v, false)
+	got, err := games.Marshal(v, false)
 	if err != nil || !strings.HasPrefix(string(got), `{"a":null,"b":null,"c":[1,null],"d":{"x":null},"e":"<&>","status":"limit","gap":null,`) {
 		t.Errorf("encodeJSON: %s, %v", got, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gpump/gpump/games"
 	"log/slog"
 	"math"
 	"os"
@@ -33,7 +34,7 @@ type loaded struct {
 	// generator, whose float32 matrix is its float64 one rounded), else 0.
 	rounding float64
 	known    *float64 // the game's value, when the generator knows it
-	exp      int      // a stores the file's matrix times 2^exp (see scale.go)
+	exp      int      // a stores the file's matrix times 2^exp (MatrixGame.SetStorageExponent)
 	release  func() error
 	mapped   bool            // --mmap
 	changed  <-chan struct{} // closed when the mapped file is about to change
@@ -55,13 +56,10 @@ func (j *job) load(ctx context.Context) (*loaded, error) {
 	if dt == tensor.Float32 {
 		l.rounding = f32Rounding // unless the file is known to be exact below
 	}
-	// A header read from a pipe could not be read again: check only
-	// regular files ahead.
-	if fi, err := os.Stat(j.path); err == nil && fi.Mode().IsRegular() && format == "npy" {
-		info, err := datasets.StatNPY(j.path)
-		if err != nil {
-			return nil, err
-		}
+	// A header read from a pipe could not be read again: the source has
+	// one only for a regular file.
+	if src := j.src; src != nil && src.Regular() && format == "npy" {
+		info := src.NPY
 		size := 8
 		if dt == tensor.Float32 || dt.Type == nil && strings.HasSuffix(info.Descr, "f4") {
 			size = 4
@@ -95,7 +93,12 @@ func (j *job) load(ctx context.Context) (*loaded, error) {
 	opt := j.read
 	opt.Format = format
 	opt.Note = func(s string) { l.notes = append(l.notes, s) }
-	if l.a, l.exp, err = datasets.ReadScaled(ctx, j.path, &opt); err != nil {
+	if j.src != nil {
+		l.a, l.exp, err = j.src.Read(ctx, &opt)
+	} else {
+		l.a, l.exp, err = datasets.ReadScaled(ctx, j.path, &opt)
+	}
+	if err != nil {
 		return nil, rangeHint(j.path, err)
 	}
 	if l.exp != 0 {
@@ -134,7 +137,7 @@ func (j *job) generate() (*loaded, error) {
 // run loads the job's matrix and solves the game, reporting to rec (which
 // may be nil) and log. A solve stopped by ctx returns its best point with
 // status canceled, not an error.
-func (j *job) run(ctx context.Context, rec solver.Recorder, log *slog.Logger) (*solveOutput, *solver.Result, error) {
+func (j *job) run(ctx context.Context, rec solver.Recorder, log *slog.Logger) (*games.Report, *solver.Result, error) {
 	t0 := time.Now()
 	l, err := j.loadInterruptibly(ctx)
 	if err != nil {
@@ -152,22 +155,25 @@ func (j *job) run(ctx context.Context, rec solver.Recorder, log *slog.Logger) (*
 	if l.watchErr != nil {
 		log.Warn("the mapped file is not protected: truncating it during the solve would crash this process", "reason", l.watchErr)
 	}
-	ctx, stopGuard := l.guard(ctx)
+	ctx, stopGuard := games.Guard(ctx, l.changed)
 	defer stopGuard()
 
 	game, err := solver.NewMatrixGame(l.a)
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := game.SetStorageExponent(l.exp); err != nil {
+		return nil, nil, err
+	}
 	s := j.s
-	s.Recorder = l.recorder(rec)
+	s.Recorder = rec
 	if j.initPath != "" {
-		w, err := readInit(j.initPath)
+		w, err := games.ReadWarmStart(j.initPath)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, fmt.Errorf("--init: %w", err)
 		}
-		if s.Init, err = w.pair(m, n); err != nil {
-			return nil, nil, err
+		if s.Init, err = w.Pair(m, n); err != nil {
+			return nil, nil, fmt.Errorf("--init: %w", err)
 		}
 	}
 	backend, closeBackend, err := openDevice(j.device, j.threads)
@@ -185,32 +191,20 @@ func (j *job) run(ctx context.Context, rec solver.Recorder, log *slog.Logger) (*
 		sg.Game = game
 		problem = &sg
 	}
-	method := l.scaleSettings(&s, j.method)
+	method := j.method
 	log.Info("solving", "algorithm", j.method.Name(), "device", backend.Name(), "threads", j.threads, "kernels", kernelsOf(backend), "target_relative_gap", s.RelGap)
 	res, err := solver.Solve(ctx, problem, &s, method)
 	if err != nil && (res == nil || !errors.Is(err, solver.ErrMatrixFault)) {
 		return nil, nil, err
 	}
 	fault := err
-	l.unscaleResult(res)
 	log.Info("finished", "status", res.Status.String(), "gap", res.Gap, "relative_gap", res.RelGap,
 		"iterations", res.Iterations, "seconds", round3(res.Runtime.Seconds()))
-	out := &solveOutput{
-		Status: res.Status.String(), Gap: res.Gap, RelativeGap: res.RelGap,
-		Value: res.Value(), ValueLower: res.ValueLower, ValueUpper: res.ValueUpper, KnownValue: l.known,
-		Point: res.Point.String(), ColumnPoint: res.ColumnPoint.String(), CertifiedBy: res.CertifiedBy(),
-		RowSupport: res.RowSupport, ColumnSupport: res.ColumnSupport,
-		Iterations: res.Iterations, OperatorEvaluations: res.Evaluations, MatrixPasses: res.MatrixPasses,
-		GapPasses: res.GapPasses, Oracle: "exact",
-		Rejections: res.Rejections, Restarts: res.Restarts, Step: finiteOrNil(res.Step),
-		Seconds: res.Runtime.Seconds(), LoadSeconds: load.Seconds(),
-		Algorithm: res.Method, Route: res.Route, SubgameSolves: res.SubgameSolves, SubgameSize: res.SubgameSize,
-		SubgameSeconds: res.SubgameTime.Seconds(), Source: displayName(l.source), Format: l.format, M: m, N: n,
-		Precision: precisionName(l.a.Dtype()), MaxAbsEntry: game.MaxAbs(), TargetRelativeGap: s.RelGap,
-		Device: backend.Name(), Threads: j.threads, Kernels: kernelsOf(backend),
-		RoundingBound: l.rounding * game.MaxAbs(), TargetAbsoluteGap: s.AbsGap,
-	}
-	l.unscaleOutput(out)
+	out := games.NewReport(res, &s)
+	out.KnownValue, out.LoadSeconds = l.known, load.Seconds()
+	out.Source, out.Format, out.M, out.N = displayName(l.source), l.format, m, n
+	out.Precision, out.MaxAbsEntry, out.RoundingBound = precisionName(l.a.Dtype()), game.MaxAbs(), l.rounding*game.MaxAbs()
+	out.Device, out.Threads, out.Kernels = backend.Name(), j.threads, kernelsOf(backend)
 	if j.sampled != nil {
 		out.Oracle, out.Batch = "sampled", j.sampled.Batch
 		if out.Batch == 0 {
@@ -223,15 +217,7 @@ func (j *job) run(ctx context.Context, rec solver.Recorder, log *slog.Logger) (*
 	if fault != nil {
 		return out, res, fmt.Errorf("%s: %w", l.source, fault)
 	}
-	return out, res, l.changedErr(ctx)
-}
-
-// finiteOrNil is x, or nil (JSON null) when x is not finite.
-func finiteOrNil(x float64) *float64 {
-	if math.IsInf(x, 0) || math.IsNaN(x) {
-		return nil
-	}
-	return &x
+	return out, res, games.Changed(ctx, l.source)
 }
 
 // round3 keeps three decimals, for log lines.
@@ -240,4 +226,21 @@ func round3(x float64) float64 {
 		return x
 	}
 	return float64(int64(x*1000+0.5)) / 1000
+}
+
+// rangeHint explains a *datasets.RangeError, which ReadScaled returns only
+// for an input it cannot read twice, in the command's terms.
+func rangeHint(path string, err error) error {
+	var re *datasets.RangeError
+	if !errors.As(err, &re) {
+		return err
+	}
+	what := "below float32's normal range"
+	if re.Overflow {
+		what = "beyond float32's range"
+	}
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
+		return fmt.Errorf("%s: entries up to %g are %s even scaled by a power of two: use --precision f64", path, re.MaxAbs, what)
+	}
+	return fmt.Errorf("%s: entries up to %g are %s, and a pipe cannot be read a second time to scale them: use --precision f64, or a regular file", path, re.MaxAbs, what)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/gpump/gpump/games"
 	"io"
 	"log/slog"
 
@@ -62,54 +63,6 @@ func outputFlags() []cli.Flag {
 	}
 }
 
-// solveOutput is the JSON result of gpump solve.
-type solveOutput struct {
-	Status              string    `json:"status"`
-	Gap                 float64   `json:"gap"`
-	RelativeGap         float64   `json:"relative_gap"`
-	Value               float64   `json:"value"` // the middle of [value_lower, value_upper]
-	ValueLower          float64   `json:"value_lower"`
-	ValueUpper          float64   `json:"value_upper"`
-	KnownValue          *float64  `json:"known_value,omitempty"`
-	CertifiedBy         string    `json:"certified_by"` // "first-order" or "crossover" (solver.Result.CertifiedBy)
-	Point               string    `json:"point"`
-	ColumnPoint         string    `json:"column_point"`
-	RowSupport          int       `json:"row_support"` // positive entries of the row strategy
-	ColumnSupport       int       `json:"column_support"`
-	Iterations          int       `json:"iterations"`
-	OperatorEvaluations int       `json:"operator_evaluations"`
-	MatrixPasses        int       `json:"matrix_passes"`
-	GapPasses           int       `json:"gap_passes,omitempty"`
-	Oracle              string    `json:"oracle"`
-	Batch               int       `json:"batch,omitempty"`
-	Rejections          int       `json:"rejections,omitempty"`
-	Restarts            int       `json:"restarts,omitempty"`
-	Step                *float64  `json:"step"` // null when it overflows (payoffs near 1e-308)
-	Seconds             float64   `json:"seconds"`
-	LoadSeconds         float64   `json:"load_seconds"`
-	Algorithm           string    `json:"algorithm"`
-	Route               string    `json:"route,omitempty"`
-	SubgameSolves       int       `json:"subgame_solves,omitempty"`
-	SubgameSize         int       `json:"subgame_size,omitempty"`
-	SubgameSeconds      float64   `json:"subgame_seconds,omitempty"`
-	Source              string    `json:"source"`
-	Format              string    `json:"format,omitempty"`
-	M                   int       `json:"m"`
-	N                   int       `json:"n"`
-	Precision           string    `json:"precision"`
-	MaxAbsEntry         float64   `json:"max_abs_entry"`
-	RoundingBound       float64   `json:"rounding_bound,omitempty"`
-	TargetRelativeGap   float64   `json:"target_relative_gap"`
-	TargetAbsoluteGap   float64   `json:"target_absolute_gap,omitempty"`
-	Setup               string    `json:"setup,omitempty"`
-	Device              string    `json:"device"`
-	Threads             int       `json:"threads"`
-	Kernels             string    `json:"kernels"`
-	Strategies          string    `json:"strategies,omitempty"`
-	RowStrategy         []float64 `json:"row_strategy,omitempty"`
-	ColumnStrategy      []float64 `json:"column_strategy,omitempty"`
-}
-
 func solveAction(c *cli.Context) error {
 	prog, log, err := progressLogger(c)
 	if err != nil {
@@ -126,10 +79,11 @@ func solveAction(c *cli.Context) error {
 	if c.String("problem") != "" {
 		return problemAction(c, log, shown)
 	}
-	j, err := newJob(c, c.Args().Slice())
+	j, err := newJob(c, c.Args().Slice(), nil)
 	if err != nil {
 		return err
 	}
+	defer j.close()
 	if batchedKind(j) == "stack" {
 		return fmt.Errorf("%s holds a batch of games (a 3-D array): gpump batch %s solves them, a line per game", j.path, j.path)
 	}
@@ -146,7 +100,7 @@ func solveAction(c *cli.Context) error {
 	// changed (the best point, certified before the change) or faulted
 	// (the best point, with its certificate from before the fault).
 	var changed error
-	var ic *inputChangedError
+	var ic *games.InputChangedError
 	if err != nil {
 		if !errors.As(err, &ic) && !errors.Is(err, solver.ErrMatrixFault) || out == nil {
 			return err
@@ -277,7 +231,7 @@ func gb(b uint64) string {
 // writeJSON writes v to w as indented JSON, leaving '<', '>' and '&' (in
 // dtypes and messages) as they are.
 func writeJSON(w io.Writer, v any) error {
-	b, err := encodeJSON(v, true) // non-finite numbers as null (finite.go)
+	b, err := games.Marshal(v, true) // non-finite numbers as null (finite.go)
 	if err != nil {
 		return err
 	}

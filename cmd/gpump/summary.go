@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"fmt"
+	"github.com/gpump/gpump/games"
 	"io"
 	"math"
 	"slices"
@@ -23,12 +24,12 @@ import (
 const summaryTop = 4
 
 // writeSummary writes a short human summary of a solve's result v (a
-// *solveOutput or a *problemOutput) to w; file, when not "", is where the
+// *games.Report or a *problemOutput) to w; file, when not "", is where the
 // JSON result went.
 func writeSummary(w io.Writer, v any, file string) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	switch o := v.(type) {
-	case *solveOutput:
+	case *games.Report:
 		gameSummary(tw, o)
 	case *problemOutput:
 		problemSummary(tw, o)
@@ -53,7 +54,7 @@ func statusLine(w io.Writer, status string, rel, target, gap, abs float64) {
 	fmt.Fprintln(w)
 }
 
-func gameSummary(w io.Writer, o *solveOutput) {
+func gameSummary(w io.Writer, o *games.Report) {
 	statusLine(w, o.Status, o.RelativeGap, o.TargetRelativeGap, o.Gap, o.TargetAbsoluteGap)
 	fmt.Fprintf(w, "value\t%.8g, in [%.8g, %.8g], gap %.5g, max |A_ij| %.6g\n", o.Value, o.ValueLower, o.ValueUpper, o.Gap, o.MaxAbsEntry)
 	if o.RoundingBound > 0 {
@@ -79,7 +80,7 @@ func gameSummary(w io.Writer, o *solveOutput) {
 // means: first-order iterations stop just below the target (or at a
 // limit); the crossover's exact subgame solution is usually certified far
 // below it, at the level of rounding.
-func certifiedLine(w io.Writer, o *solveOutput) {
+func certifiedLine(w io.Writer, o *games.Report) {
 	switch o.CertifiedBy {
 	case solver.CertifiedCrossover:
 		fmt.Fprintf(w, "certified	exact, by the support crossover (a subgame solved exactly)\n")
@@ -135,7 +136,7 @@ func problemSummary(w io.Writer, o *problemOutput) {
 }
 
 // summaryLine is one instance of a batch on a terminal.
-func summaryLine(l *batchLine) string {
+func summaryLine(l *games.Line) string {
 	name := l.Instance
 	switch {
 	case l.Key != "":
@@ -143,7 +144,7 @@ func summaryLine(l *batchLine) string {
 	case l.Games > 0:
 		name += "[" + strconv.Itoa(l.Index) + "]"
 	}
-	if l.solveOutput == nil || l.Status == "error" || l.Status == "canceled" && l.Error != "" {
+	if l.Report == nil || l.Status == "error" || l.Status == "canceled" && l.Error != "" {
 		return fmt.Sprintf("%-16s %s: %s\n", l.Status, name, l.Error)
 	}
 	mid, bracket := valueText(l.ValueLower, l.ValueUpper)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/gpump/gpump/games"
 	"io"
 	"math"
 	"math/big"
@@ -197,31 +198,19 @@ type resultClaim struct {
 // finds exactly that on most results), while the target is what the
 // solve promised. A result that did not converge claims its gap.
 func readClaim(path string) (p, q []float64, cl resultClaim, err error) {
+	w, err := games.ReadWarmStart(path)
+	if err != nil {
+		return nil, nil, cl, err
+	}
+	if w.Solution != nil {
+		return nil, nil, cl, fmt.Errorf("%s holds a problem's solution, not a game's strategies", path)
+	}
 	if strings.EqualFold(filepath.Ext(path), ".npz") {
-		w, err := readStrategiesNPZ(path)
-		if err != nil {
-			return nil, nil, cl, err
-		}
-		return w.row, w.column, cl, nil
+		return w.Row, w.Column, cl, nil
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, nil, cl, err
-	}
-	if len(data) > maxInitJSON {
-		return nil, nil, cl, fmt.Errorf("%s is larger than %d bytes: not a gpump result", path, maxInitJSON)
-	}
-	w, err := decodeInitJSON(path, data)
-	if err != nil {
-		return nil, nil, cl, err
-	}
-	if w.solution != nil {
-		return nil, nil, cl, fmt.Errorf("%s holds a problem's solution, not a game's strategies", path)
-	}
-	if w.row == nil {
-		if w, err = readStrategiesNPZ(archivePath(path, w.source)); err != nil {
-			return nil, nil, cl, fmt.Errorf("%s: %w", path, err)
-		}
 	}
 	var r struct {
 		Status        string   `json:"status"`
@@ -241,5 +230,5 @@ func readClaim(path string) (p, q []float64, cl resultClaim, err error) {
 	} else if r.Gap != nil && finite(*r.Gap) {
 		cl.gap = r.Gap
 	}
-	return w.row, w.column, cl, nil
+	return w.Row, w.Column, cl, nil
 }

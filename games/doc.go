@@ -1,0 +1,11 @@
+// Package games takes matrix games from files to reports: what gpump's
+// commands write and read, reachable from Go.
+//
+// A Report is the result of one game's solve as `gpump solve -o` writes it;
+// a Line is one line of `gpump batch` output, a Report with the instance it
+// belongs to. Encoder and Decoder write and read both, in the manner of
+// encoding/json, with one policy for the numbers JSON cannot hold (see
+// Encoder). Line.ID is the one identity by which a resumed batch knows the
+// games it has already solved (ReadResults). Guard stops a solve when the
+// memory-mapped payoff file under it is about to change.
+package games

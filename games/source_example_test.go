@@ -1,0 +1,57 @@
+package games_test
+
+import (
+	"context"
+	"fmt"
+
+	"gorgonia.org/tensor"
+
+	"github.com/gpump/gpump/datasets"
+	"github.com/gpump/gpump/games"
+	"github.com/gpump/gpump/solver"
+)
+
+// Open a payoff file once, read it as float32 (scaled by a power of two,
+// since float32 cannot hold entries of 1e-50), and solve it: the game
+// carries the scale, so the report is in the file's units.
+func ExampleOpen() {
+	path, cleanup := scratch("tiny.npy")
+	defer cleanup()
+	a := tensor.New(tensor.WithShape(2, 2), tensor.WithBacking([]float64{3e-50, -1e-50, -2e-50, 2e-50}))
+	if err := datasets.WriteNPY(path, a); err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	src, err := games.Open(path, "")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer src.Close()
+	fmt.Println(src.Format, src.NPY.Rows, src.NPY.Cols, src.Dims)
+	stored, exp, err := src.Read(context.Background(), &datasets.ReadOptions{DType: tensor.Float32})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	game, err := solver.NewMatrixGame(stored)
+	if err == nil {
+		err = game.SetStorageExponent(exp)
+	}
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	s := &solver.Settings{RelGap: 1e-6}
+	res, err := solver.Solve(context.Background(), game, s, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	r := games.NewReport(res, s)
+	fmt.Printf("stored times 2^%d; %s, value %.4g, max |A| %.3g\n", exp, r.Status, r.Value, game.MaxAbs())
+	// Output:
+	// npy 2 2 2
+	// stored times 2^165; converged, value 5e-51, max |A| 3e-50
+}
