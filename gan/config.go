@@ -153,6 +153,14 @@ type Config struct {
 	// with the tag cuda, payoff.NewCUDA evaluates it on a device). An
 	// evaluator that is an io.Closer is closed at the end.
 	Payoff func(payoff.Shape) (PayoffEvaluator, error)
+	// Layers runs the batched operator, the forward and backward passes
+	// of every particle's network that make the gradient steps (default
+	// NewCPULayers, the float32 kernels of the payoff matrix). Graphs
+	// computes the gradients with gorgonia's graphs instead, in float64:
+	// the reference the batched operator is tested against, several
+	// times slower (docs/gan-operator.md).
+	Layers Layers
+	Graphs bool
 
 	// Seed seeds every draw: same seed, same configuration, same result,
 	// on the same payoff kernels. The payoff matrix is float32 and its

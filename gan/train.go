@@ -115,8 +115,11 @@ type trainer struct {
 	mix       *Mixture
 	rng       *rand.Rand
 	pay       PayoffEvaluator
-	gg        *genGraph
-	dg        *discGraph
+	gg        *genGraph  // with Config.Graphs
+	dg        *discGraph // with Config.Graphs
+	op        *batched   // without
+	zk        [][]float64
+	wk, cj    []float64
 	gopt      []adam
 	dopt      []adam
 	ggrad     [][]float64
@@ -182,11 +185,20 @@ func newTrainer(data *Dataset, cfg *Config) (*trainer, error) {
 		c.Method = m
 	}
 	var err error
-	if t.gg, err = newGenGraph(t.gen, t.disc, k, j, b, c.Loss); err != nil {
-		return nil, err
-	}
-	if t.dg, err = newDiscGraph(t.disc, j, b, k*b, c.Loss); err != nil {
-		return nil, err
+	if c.Graphs {
+		if t.gg, err = newGenGraph(t.gen, t.disc, k, j, b, c.Loss); err != nil {
+			return nil, err
+		}
+		if t.dg, err = newDiscGraph(t.disc, j, b, k*b, c.Loss); err != nil {
+			return nil, err
+		}
+	} else {
+		ops := c.Layers
+		if ops == nil {
+			ops = NewCPULayers()
+		}
+		t.op = newBatched(ops, t.gen, t.disc, k, j, b, c.Loss)
+		t.zk, t.wk, t.cj = zeros(k, b*t.gen.In), make([]float64, k), make([]float64, j)
 	}
 	if t.pay, err = c.newPayoff(payoff.Shape{Gen: payoff.Net(t.gen), Disc: payoff.Net(t.disc), K: k, J: j, Batch: b, Log: c.Loss == Log}); err != nil {
 		return nil, err
@@ -413,6 +425,9 @@ func (t *trainer) steps(scale float64) error {
 	k, j, b := c.Generators, c.Discriminators, c.Batch
 	d := t.data.Dim
 	keep := 1 - c.explore() // the weight of p against the uniform mixture
+	if t.op != nil {
+		return t.batchedSteps(scale)
+	}
 	for range max(c.DiscSteps, 0) {
 		t.data.Sample(data(t.dg.vals[t.dg.inputIndex(t.dg.x)]), t.rng)
 		// Every generator's fakes of one batch of noise, by the batched
@@ -433,15 +448,7 @@ func (t *trainer) steps(scale float64) error {
 		if _, err := t.dg.run(t.dgrad); err != nil {
 			return err
 		}
-		for i, ph := range t.mix.Discriminators {
-			t.dopt[i].step(ph, t.dgrad[i], scale*c.DiscRate, c.Beta1, c.Beta2)
-			t.noise(ph, scale*c.DiscRate)
-			if c.Loss == WGAN {
-				for p := range ph {
-					ph[p] = min(max(ph[p], -c.Clip), c.Clip)
-				}
-			}
-		}
+		t.discSteps(scale)
 	}
 	for range max(c.GenSteps, 0) {
 		for i := range k {
@@ -455,12 +462,60 @@ func (t *trainer) steps(scale float64) error {
 		if _, err := t.gg.run(t.ggrad); err != nil {
 			return err
 		}
-		for i, th := range t.mix.Generators {
-			t.gopt[i].step(th, t.ggrad[i], scale*c.GenRate, c.Beta1, c.Beta2)
-			t.noise(th, scale*c.GenRate)
-		}
+		t.genSteps(scale)
 	}
 	return nil
+}
+
+// batchedSteps is steps by the batched operator: the same draws, in the
+// same order, and the same losses.
+func (t *trainer) batchedSteps(scale float64) error {
+	c := &t.cfg
+	k, b := c.Generators, c.Batch
+	keep := 1 - c.explore()
+	for range max(c.DiscSteps, 0) {
+		t.data.Sample(t.real, t.rng)
+		normals(t.z, t.rng)
+		for i := range k {
+			t.wk[i] = keep*t.mix.P[i] + (1-keep)/float64(k)
+		}
+		t.op.discGrads(t.dgrad, t.mix.Discriminators, t.mix.Generators, t.real, t.z, t.wk)
+		t.discSteps(scale)
+	}
+	for range max(c.GenSteps, 0) {
+		for i := range k {
+			normals(t.zk[i], t.rng)
+		}
+		for i, q := range t.mix.Q {
+			t.cj[i] = q / float64(b)
+		}
+		t.op.genGrads(t.ggrad, t.mix.Generators, t.mix.Discriminators, t.zk, t.cj)
+		t.genSteps(scale)
+	}
+	return nil
+}
+
+// discSteps moves the discriminators by their gradients in t.dgrad.
+func (t *trainer) discSteps(scale float64) {
+	c := &t.cfg
+	for i, ph := range t.mix.Discriminators {
+		t.dopt[i].step(ph, t.dgrad[i], scale*c.DiscRate, c.Beta1, c.Beta2)
+		t.noise(ph, scale*c.DiscRate)
+		if c.Loss == WGAN {
+			for p := range ph {
+				ph[p] = min(max(ph[p], -c.Clip), c.Clip)
+			}
+		}
+	}
+}
+
+// genSteps moves the generators by their gradients in t.ggrad.
+func (t *trainer) genSteps(scale float64) {
+	c := &t.cfg
+	for i, th := range t.mix.Generators {
+		t.gopt[i].step(th, t.ggrad[i], scale*c.GenRate, c.Beta1, c.Beta2)
+		t.noise(th, scale*c.GenRate)
+	}
 }
 
 // rate is the factor of both rates in round r: 1, then falling linearly

@@ -72,6 +72,7 @@ Examples:
 			&cli.Float64Flag{Name: "split-ratio", Value: def.SplitRatio, Usage: "separation of a generator's two clusters, in within-cluster RMS distances, above which it straddles two modes"},
 			&cli.Float64Flag{Name: "explore", Value: def.Explore, Usage: "share of uniform weight in the generators' mixture that the discriminators step against and the samples are drawn from (0: none, the game's p alone)"},
 			&cli.BoolFlag{Name: "uniform", Usage: "keep the weights uniform instead of solving the game (a baseline)"},
+			&cli.BoolFlag{Name: "graphs", Usage: "compute the gradient steps with gorgonia's float64 graphs (the reference) instead of the batched float32 layers"},
 			&cli.StringFlag{Name: "algo", Value: gan.DefaultMethod, Usage: "method of each round's game: " + strings.Join(solver.MethodNames(), ", ")},
 			&cli.Float64Flag{Name: "eps", Value: def.RelGap, Usage: "target gap of each round's game, relative to max|M|"},
 			&cli.StringFlag{Name: "device", Value: "cpu", Usage: "where each round's game lives: cpu, or cuda in a binary built with -tags cuda (the networks run on the CPU)"},
@@ -369,7 +370,7 @@ func ganConfig(c *cli.Context) (*gan.Config, *gan.Dataset, error) {
 		cfg.DiscInit = -1
 	}
 	cfg.RelGap, cfg.Langevin = c.Float64("eps"), c.Float64("langevin")
-	cfg.Uniform = c.Bool("uniform")
+	cfg.Uniform, cfg.Graphs = c.Bool("uniform"), c.Bool("graphs")
 	cfg.Seed = c.Uint64("seed")
 	var err error
 	if cfg.Loss, err = gan.ParseLoss(c.String("loss")); err != nil {
