@@ -52,7 +52,7 @@ Examples:
    gpump gan --data grid25 --generators 16 --plot samples.png --trace rounds.csv
    gpump gan --data points.npy --loss wgan --algo rm+ -o r.json`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "data", Usage: "ring8, grid25 or an N×d .npy file of points", Required: true},
+			&cli.StringFlag{Name: "data", Usage: "ring8, grid25, their unequal-weight forms ring8u and grid25u, or an N×d .npy file of points", Required: true},
 			&cli.IntFlag{Name: "generators", Aliases: []string{"K"}, Usage: "generator particles K", DefaultText: "⌈1.5×modes⌉ for ring8 and grid25 (12, 38), 16 for a file"},
 			&cli.IntFlag{Name: "discriminators", Aliases: []string{"J"}, Value: def.Discriminators, Usage: "discriminator particles J"},
 			&cli.IntFlag{Name: "rounds", Value: def.Rounds, Usage: "rounds R"},
@@ -109,6 +109,11 @@ type ganOutput struct {
 	ModesCovered        *int         `json:"modes_covered,omitempty"`
 	ModesTotal          *int         `json:"modes_total,omitempty"`
 	HighQualityFraction *float64     `json:"high_quality_fraction,omitempty"`
+	ModesHit            *int         `json:"modes_hit,omitempty"`
+	ModeFrequencies     []float64    `json:"mode_frequencies,omitempty"`
+	ModeWeights         []float64    `json:"mode_weights,omitempty"`
+	ModeTV              *float64     `json:"mode_tv,omitempty"`
+	ModeReverseKL       *float64     `json:"mode_reverse_kl,omitempty"`
 	MMD2                float64      `json:"mmd2"`
 	MMD2Bandwidth       float64      `json:"mmd2_bandwidth"`
 	MetricPoints        int          `json:"metric_points"`
@@ -205,6 +210,18 @@ func ganAction(c *cli.Context) error {
 	}
 	if data.Points == nil {
 		res.ModesCovered, res.ModesTotal, res.HighQualityFraction = &met.ModesCovered, &met.ModesTotal, &met.HighQuality
+		res.ModesHit, res.ModeFrequencies = &met.ModesHit, met.ModeFrequencies
+		res.ModeWeights = data.Weights
+		if res.ModeWeights == nil {
+			res.ModeWeights = make([]float64, len(data.Centers))
+			for i := range res.ModeWeights {
+				res.ModeWeights[i] = 1 / float64(len(data.Centers))
+			}
+		}
+		// No high-quality sample leaves both undefined: left out.
+		if !math.IsNaN(met.ModeTV) {
+			res.ModeTV, res.ModeReverseKL = &met.ModeTV, &met.ModeReverseKL
+		}
 	} else {
 		res.EnergyDistance = &met.Energy
 	}
@@ -280,8 +297,11 @@ func writeGANSummary(w io.Writer, r *ganOutput, file string, written []string) e
 	fmt.Fprintf(tw, "%s\t%d rounds on %s in %s: %d generators, %d discriminators, %s loss, %s\n",
 		status, r.Rounds, r.Data, seconds(r.Seconds), r.Generators, r.Discriminators, r.Loss, r.Algorithm)
 	if r.ModesCovered != nil {
-		fmt.Fprintf(tw, "modes\t%d of %d covered; high quality %.3f (share of the %d samples within 3σ of a mode)\n",
-			*r.ModesCovered, *r.ModesTotal, *r.HighQualityFraction, r.NumSamples)
+		fmt.Fprintf(tw, "modes\t%d of %d covered (a quarter of their share), %d hit (a high-quality sample); high quality %.3f (share of the %d samples within 3σ of a mode)\n",
+			*r.ModesCovered, *r.ModesTotal, *r.ModesHit, *r.HighQualityFraction, r.NumSamples)
+		if r.ModeTV != nil {
+			fmt.Fprintf(tw, "balance\ttotal variation %.3f, reverse KL %.3g between the high-quality samples' mode frequencies and the data's weights\n", *r.ModeTV, *r.ModeReverseKL)
+		}
 	}
 	fmt.Fprintf(tw, "MMD²\t%.3g (Gaussian kernel of bandwidth %.3g, %d points a side)", r.MMD2, r.MMD2Bandwidth, r.MetricPoints)
 	if r.EnergyDistance != nil {
@@ -383,7 +403,7 @@ func ganConfig(c *cli.Context) (*gan.Config, *gan.Dataset, error) {
 	data := gan.Builtin(name)
 	if data == nil {
 		if !strings.EqualFold(filepath.Ext(name), ".npy") {
-			return nil, nil, fmt.Errorf("--data %q: want ring8, grid25 or an .npy file of points", name)
+			return nil, nil, fmt.Errorf("--data %q: want ring8, grid25, ring8u, grid25u or an .npy file of points", name)
 		}
 		if data, err = gan.ReadNPY(name); err != nil {
 			return nil, nil, err
