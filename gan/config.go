@@ -158,7 +158,7 @@ type Config struct {
 	// NewCPULayers, the float32 kernels of the payoff matrix). Graphs
 	// computes the gradients with gorgonia's graphs instead, in float64:
 	// the reference the batched operator is tested against, several
-	// times slower (docs/gan-operator.md).
+	// times slower (docs/gan-operator.md); it ignores Layers.
 	Layers Layers
 	Graphs bool
 
