@@ -115,9 +115,8 @@ type trainer struct {
 	mix       *Mixture
 	rng       *rand.Rand
 	pay       PayoffEvaluator
-	gg        *genGraph  // with Config.Graphs
-	dg        *discGraph // with Config.Graphs
-	op        *batched   // without
+	gr        *graphs  // with Config.Graphs
+	op        *batched // without
 	zk        [][]float64
 	wk, cj    []float64
 	gopt      []adam
@@ -186,10 +185,7 @@ func newTrainer(data *Dataset, cfg *Config) (*trainer, error) {
 	}
 	var err error
 	if c.Graphs {
-		if t.gg, err = newGenGraph(t.gen, t.disc, k, j, b, c.Loss); err != nil {
-			return nil, err
-		}
-		if t.dg, err = newDiscGraph(t.disc, j, b, k*b, c.Loss); err != nil {
+		if t.gr, err = newGraphs(t.gen, t.disc, k, j, b, c.Loss); err != nil {
 			return nil, err
 		}
 	} else {
@@ -421,50 +417,10 @@ func normals(v []float64, rng *rand.Rand) {
 // P-mixture of generators, then the generators, each against the
 // Q-mixture of the moved discriminators.
 func (t *trainer) steps(scale float64) error {
-	c := &t.cfg
-	k, j, b := c.Generators, c.Discriminators, c.Batch
-	d := t.data.Dim
-	keep := 1 - c.explore() // the weight of p against the uniform mixture
 	if t.op != nil {
 		return t.batchedSteps(scale)
 	}
-	for range max(c.DiscSteps, 0) {
-		t.data.Sample(data(t.dg.vals[t.dg.inputIndex(t.dg.x)]), t.rng)
-		// Every generator's fakes of one batch of noise, by the batched
-		// forward pass.
-		normals(t.z, t.rng)
-		t.gfwd.load(t.mix.Generators)
-		t.gfwd.firstLayer(&t.gwork, t.z, b)
-		y, w := data(t.dg.vals[t.dg.inputIndex(t.dg.y)]), data(t.dg.vals[t.dg.inputIndex(t.dg.w)])
-		for i := range k {
-			t.gfwd.rest(&t.gwork, i, b, y[i*b*d:(i+1)*b*d])
-			for r := range b {
-				w[i*b+r] = (keep*t.mix.P[i] + (1-keep)/float64(k)) / float64(b)
-			}
-		}
-		for i := range j {
-			t.dg.own[i].set(t.mix.Discriminators[i])
-		}
-		if _, err := t.dg.run(t.dgrad); err != nil {
-			return err
-		}
-		t.discSteps(scale)
-	}
-	for range max(c.GenSteps, 0) {
-		for i := range k {
-			normals(data(t.gg.vals[t.gg.inputIndex(t.gg.z[i])]), t.rng)
-			t.gg.own[i].set(t.mix.Generators[i])
-		}
-		for i := range j {
-			t.gg.other[i].set(t.mix.Discriminators[i])
-			t.gg.setScalar(t.gg.c[i], t.mix.Q[i]/float64(b))
-		}
-		if _, err := t.gg.run(t.ggrad); err != nil {
-			return err
-		}
-		t.genSteps(scale)
-	}
-	return nil
+	return t.graphSteps(scale)
 }
 
 // batchedSteps is steps by the batched operator: the same draws, in the

@@ -1,8 +1,3 @@
-// gpump gan is left out of cuda builds: gorgonia's own files under the
-// same build tag need cuDNN (see gan_cuda.go).
-
-//go:build !cuda
-
 package main
 
 import (
@@ -75,7 +70,7 @@ Examples:
 			&cli.BoolFlag{Name: "graphs", Usage: "compute the gradient steps with gorgonia's float64 graphs (the reference) instead of the batched float32 layers"},
 			&cli.StringFlag{Name: "algo", Value: gan.DefaultMethod, Usage: "method of each round's game: " + strings.Join(solver.MethodNames(), ", ")},
 			&cli.Float64Flag{Name: "eps", Value: def.RelGap, Usage: "target gap of each round's game, relative to max|M|"},
-			&cli.StringFlag{Name: "device", Value: "cpu", Usage: "where each round's game lives: cpu, or cuda in a binary built with -tags cuda (the networks run on the CPU)"},
+			&cli.StringFlag{Name: "device", Value: "cpu", Usage: "where each round's game and payoff matrix live: cpu, or cuda in a binary built with -tags cuda (the gradient steps run on the CPU)"},
 			&cli.IntFlag{Name: "threads", Usage: "CPU threads of the game's backend", DefaultText: "all cores"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the JSON result to this file, atomically (- for standard output)", DefaultText: "a summary on a terminal, else JSON, on standard output"},
 			&cli.BoolFlag{Name: "json", Usage: "write the JSON result to standard output even when it is a terminal"},
@@ -171,7 +166,7 @@ func ganAction(c *cli.Context) error {
 		return err
 	}
 	defer closeBE()
-	cfg.Backend = be
+	cfg.Backend, cfg.Payoff = be, ganPayoff(be)
 
 	prog, log, err := progressLogger(c)
 	if err != nil {
