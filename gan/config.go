@@ -163,10 +163,11 @@ type Config struct {
 	Graphs bool
 
 	// Seed seeds every draw: same seed, same configuration, same result,
-	// on the same payoff kernels. The payoff matrix is float32 and its
-	// rounding depends on the kernel set (AVX-512, AVX2 or portable Go:
-	// GPUMP_KERNELS), and a training run amplifies any difference: ring8's
-	// seed 4 covered 7 modes after 300 rounds on AVX-512 and 5 on AVX2.
+	// on the same kernels. The payoff matrix and the batched gradients are
+	// float32 and their rounding depends on the kernel set (AVX-512, AVX2
+	// or portable Go: GPUMP_KERNELS), and a training run amplifies any
+	// difference: ring8's seed 4 covered 7 modes after 300 rounds on
+	// AVX-512 and 5 on AVX2 (by the graphs' gradients).
 	Seed uint64
 	// Init, when not nil, is the mixture to start from (its architecture
 	// and sizes override Generators, Discriminators, Hidden, NoiseDim and
