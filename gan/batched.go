@@ -253,3 +253,31 @@ func (o *batched) genGrads(grads, gens, discs, z [][]float64, c []float64) {
 	o.ops.Grad(o.k, b, ls[0].in, ls[0].out, o.z, zs, o.da1, o.gg.w[0], o.gg.b[0])
 	o.gg.store(o.gen, grads)
 }
+
+// batchedSteps is steps by the batched operator: the same draws, in the
+// same order, and the same losses.
+func (t *trainer) batchedSteps(scale float64) error {
+	c := &t.cfg
+	k, b := c.Generators, c.Batch
+	keep := 1 - c.explore()
+	for range max(c.DiscSteps, 0) {
+		t.data.Sample(t.real, t.rng)
+		normals(t.z, t.rng)
+		for i := range k {
+			t.wk[i] = keep*t.mix.P[i] + (1-keep)/float64(k)
+		}
+		t.op.discGrads(t.dgrad, t.mix.Discriminators, t.mix.Generators, t.real, t.z, t.wk)
+		t.discSteps(scale)
+	}
+	for range max(c.GenSteps, 0) {
+		for i := range k {
+			normals(t.zk[i], t.rng)
+		}
+		for i, q := range t.mix.Q {
+			t.cj[i] = q / float64(b)
+		}
+		t.op.genGrads(t.ggrad, t.mix.Generators, t.mix.Discriminators, t.zk, t.cj)
+		t.genSteps(scale)
+	}
+	return nil
+}
