@@ -45,14 +45,14 @@
 // weight clipping as its Lipschitz control: a gradient penalty needs the
 // gradient of an input gradient, which gorgonia's graphs do not give.
 //
-// Gradients come from gorgonia.org/gorgonia graphs, one per side, whose loss
-// sums one term per particle, each depending on that particle alone, so one
-// run gives every particle's gradient; they are checked against finite
-// differences, run after run (gorgonia's tape machine adds each run's
-// gradient to the last unless cleared, which the package does). The payoff
-// matrix (float32, gan/payoff) and the sampler (float64, gonum's BLAS)
-// use hand-written forward passes instead: the matrix needs no gradient,
-// and gorgonia spends far more in allocation than in arithmetic on layers
-// this small (about 1.6 ms, measured on a shared machine, for a 256×2×64
-// graph). The forward passes are tested against each other.
+// Gradients come from the batched operator: the forward and backward
+// passes of every particle's network on a step's minibatches as float32
+// layers, one call of a Layers per layer for all networks (NewCPULayers:
+// the sgemm kernels of the payoff matrix), with no allocation per round.
+// gorgonia.org/gorgonia graphs, one per side, whose loss sums one term
+// per particle, are the float64 reference it is tested against (with
+// finite differences) and remain selectable (Config.Graphs), at about a
+// tenth of the speed (docs/gan-operator.md). The payoff matrix (float32,
+// gan/payoff) and the sampler (float64, gonum's BLAS) use hand-written
+// forward passes, tested against each other.
 package gan

@@ -1,3 +1,5 @@
+//go:build !cuda
+
 package gan
 
 import (
@@ -6,6 +8,71 @@ import (
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
+
+// graphs are the reference gradient graphs of both sides (Config.Graphs).
+// They are left out of cuda builds, where gorgonia compiles its own CUDA
+// engine, which needs cuDNN (graph_cuda.go).
+type graphs struct {
+	gg *genGraph
+	dg *discGraph
+}
+
+func newGraphs(gen, disc Arch, k, j, b int, loss Loss) (*graphs, error) {
+	gg, err := newGenGraph(gen, disc, k, j, b, loss)
+	if err != nil {
+		return nil, err
+	}
+	dg, err := newDiscGraph(disc, j, b, k*b, loss)
+	if err != nil {
+		return nil, err
+	}
+	return &graphs{gg: gg, dg: dg}, nil
+}
+
+// graphSteps is steps by the reference graphs.
+func (t *trainer) graphSteps(scale float64) error {
+	c := &t.cfg
+	k, j, b := c.Generators, c.Discriminators, c.Batch
+	d := t.data.Dim
+	keep := 1 - c.explore() // the weight of p against the uniform mixture
+	for range max(c.DiscSteps, 0) {
+		t.data.Sample(data(t.gr.dg.vals[t.gr.dg.inputIndex(t.gr.dg.x)]), t.rng)
+		// Every generator's fakes of one batch of noise, by the batched
+		// forward pass.
+		normals(t.z, t.rng)
+		t.gfwd.load(t.mix.Generators)
+		t.gfwd.firstLayer(&t.gwork, t.z, b)
+		y, w := data(t.gr.dg.vals[t.gr.dg.inputIndex(t.gr.dg.y)]), data(t.gr.dg.vals[t.gr.dg.inputIndex(t.gr.dg.w)])
+		for i := range k {
+			t.gfwd.rest(&t.gwork, i, b, y[i*b*d:(i+1)*b*d])
+			for r := range b {
+				w[i*b+r] = (keep*t.mix.P[i] + (1-keep)/float64(k)) / float64(b)
+			}
+		}
+		for i := range j {
+			t.gr.dg.own[i].set(t.mix.Discriminators[i])
+		}
+		if _, err := t.gr.dg.run(t.dgrad); err != nil {
+			return err
+		}
+		t.discSteps(scale)
+	}
+	for range max(c.GenSteps, 0) {
+		for i := range k {
+			normals(data(t.gr.gg.vals[t.gr.gg.inputIndex(t.gr.gg.z[i])]), t.rng)
+			t.gr.gg.own[i].set(t.mix.Generators[i])
+		}
+		for i := range j {
+			t.gr.gg.other[i].set(t.mix.Discriminators[i])
+			t.gr.gg.setScalar(t.gr.gg.c[i], t.mix.Q[i]/float64(b))
+		}
+		if _, err := t.gr.gg.run(t.ggrad); err != nil {
+			return err
+		}
+		t.genSteps(scale)
+	}
+	return nil
+}
 
 // A graph is a gorgonia expression graph of one side's loss over every
 // particle at once, with the gradient of that loss with respect to the

@@ -1,3 +1,5 @@
+//go:build !cuda
+
 package gan
 
 import (
@@ -6,29 +8,6 @@ import (
 	"math/rand/v2"
 	"testing"
 )
-
-// randomNets returns n flat parameter vectors of a, scaled up so that the
-// tanh units are not all near their linear range.
-func randomNets(a Arch, n int, rng *rand.Rand) [][]float64 {
-	var ps [][]float64
-	for range n {
-		p := make([]float64, a.NumParams())
-		a.initParams(p, rng)
-		for i := range p {
-			p[i] = 1.5*p[i] + 0.1*rng.NormFloat64()
-		}
-		ps = append(ps, p)
-	}
-	return ps
-}
-
-func randn(n int, rng *rand.Rand) []float64 {
-	v := make([]float64, n)
-	for i := range v {
-		v[i] = rng.NormFloat64()
-	}
-	return v
-}
 
 // genLossRef is the generators' graph loss computed with the reference
 // forward pass.

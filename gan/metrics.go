@@ -9,13 +9,23 @@ import (
 // Metrics measure how well points drawn from a model match a data set.
 type Metrics struct {
 	// ModesCovered counts the modes of a built-in mixture that hold at
-	// least a quarter of their fair share, N/ModesTotal, of the N points
-	// within 3 standard deviations (Euclidean distance ≤ 3·Std) of their
-	// centre. Zero for a file's data.
-	ModesCovered, ModesTotal int
+	// least a quarter of their fair share, N·w (N/ModesTotal for equal
+	// weights), of the N points within 3 standard deviations (Euclidean
+	// distance ≤ 3·Std) of their centre. ModesHit counts those that hold
+	// at least one, the criterion of the published ring and grid results.
+	// Zero for a file's data.
+	ModesCovered, ModesHit, ModesTotal int
 	// HighQuality is the fraction of the points within 3 standard
 	// deviations of some centre (NaN for a file's data).
 	HighQuality float64
+	// ModeFrequencies are the shares of the high-quality points held by
+	// each mode (nil for a file's data; zeros when no point is of high
+	// quality). ModeTV is their total-variation distance to the data's
+	// weights, ½Σ|f_c − w_c|, and ModeReverseKL the reverse Kullback–
+	// Leibler divergence Σ f_c log(f_c/w_c) (NaN for a file's data, and
+	// both NaN with no high-quality point).
+	ModeFrequencies       []float64
+	ModeTV, ModeReverseKL float64
 	// MMD2 is the unbiased estimate of the squared maximum mean
 	// discrepancy with the Gaussian kernel exp(−‖x−y‖²/(2h²)) between up
 	// to MetricPoints of the points and as many data points, with h =
@@ -36,7 +46,7 @@ const MetricPoints = 2000
 func Evaluate(d *Dataset, points []float64, rng *rand.Rand) Metrics {
 	var m Metrics
 	n := len(points) / d.Dim
-	m.HighQuality, m.Energy = math.NaN(), math.NaN()
+	m.HighQuality, m.Energy, m.ModeTV, m.ModeReverseKL = math.NaN(), math.NaN(), math.NaN(), math.NaN()
 	if d.Points == nil {
 		m.ModesTotal = len(d.Centers)
 		counts := make([]int, len(d.Centers))
@@ -55,10 +65,26 @@ func Evaluate(d *Dataset, points []float64, rng *rand.Rand) Metrics {
 				good++
 			}
 		}
-		fair := float64(n) / float64(len(d.Centers))
-		for _, c := range counts {
-			if float64(c) >= fair/4 {
+		m.ModeFrequencies = make([]float64, len(d.Centers))
+		if good > 0 {
+			m.ModeTV, m.ModeReverseKL = 0, 0
+		}
+		for c, k := range counts {
+			w := d.weight(c)
+			if float64(k) >= float64(n)*w/4 {
 				m.ModesCovered++
+			}
+			if k > 0 {
+				m.ModesHit++
+			}
+			if good == 0 {
+				continue
+			}
+			f := float64(k) / float64(good)
+			m.ModeFrequencies[c] = f
+			m.ModeTV += math.Abs(f-w) / 2
+			if f > 0 {
+				m.ModeReverseKL += f * math.Log(f/w)
 			}
 		}
 		m.HighQuality = float64(good) / float64(n)

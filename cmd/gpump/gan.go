@@ -1,8 +1,3 @@
-// gpump gan is left out of cuda builds: gorgonia's own files under the
-// same build tag need cuDNN (see gan_cuda.go).
-
-//go:build !cuda
-
 package main
 
 import (
@@ -52,7 +47,7 @@ Examples:
    gpump gan --data grid25 --generators 16 --plot samples.png --trace rounds.csv
    gpump gan --data points.npy --loss wgan --algo rm+ -o r.json`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "data", Usage: "ring8, grid25 or an N×d .npy file of points", Required: true},
+			&cli.StringFlag{Name: "data", Usage: "ring8, grid25, their unequal-weight forms ring8u and grid25u, or an N×d .npy file of points", Required: true},
 			&cli.IntFlag{Name: "generators", Aliases: []string{"K"}, Usage: "generator particles K", DefaultText: "⌈1.5×modes⌉ for ring8 and grid25 (12, 38), 16 for a file"},
 			&cli.IntFlag{Name: "discriminators", Aliases: []string{"J"}, Value: def.Discriminators, Usage: "discriminator particles J"},
 			&cli.IntFlag{Name: "rounds", Value: def.Rounds, Usage: "rounds R"},
@@ -72,9 +67,10 @@ Examples:
 			&cli.Float64Flag{Name: "split-ratio", Value: def.SplitRatio, Usage: "separation of a generator's two clusters, in within-cluster RMS distances, above which it straddles two modes"},
 			&cli.Float64Flag{Name: "explore", Value: def.Explore, Usage: "share of uniform weight in the generators' mixture that the discriminators step against and the samples are drawn from (0: none, the game's p alone)"},
 			&cli.BoolFlag{Name: "uniform", Usage: "keep the weights uniform instead of solving the game (a baseline)"},
+			&cli.BoolFlag{Name: "graphs", Usage: "compute the gradient steps with gorgonia's float64 graphs (the reference) instead of the batched float32 layers"},
 			&cli.StringFlag{Name: "algo", Value: gan.DefaultMethod, Usage: "method of each round's game: " + strings.Join(solver.MethodNames(), ", ")},
 			&cli.Float64Flag{Name: "eps", Value: def.RelGap, Usage: "target gap of each round's game, relative to max|M|"},
-			&cli.StringFlag{Name: "device", Value: "cpu", Usage: "where each round's game lives: cpu, or cuda in a binary built with -tags cuda (the networks run on the CPU)"},
+			&cli.StringFlag{Name: "device", Value: "cpu", Usage: "where each round's game and payoff matrix live: cpu, or cuda in a binary built with -tags cuda (the gradient steps run on the CPU)"},
 			&cli.IntFlag{Name: "threads", Usage: "CPU threads of the game's backend", DefaultText: "all cores"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the JSON result to this file, atomically (- for standard output)", DefaultText: "a summary on a terminal, else JSON, on standard output"},
 			&cli.BoolFlag{Name: "json", Usage: "write the JSON result to standard output even when it is a terminal"},
@@ -108,6 +104,11 @@ type ganOutput struct {
 	ModesCovered        *int         `json:"modes_covered,omitempty"`
 	ModesTotal          *int         `json:"modes_total,omitempty"`
 	HighQualityFraction *float64     `json:"high_quality_fraction,omitempty"`
+	ModesHit            *int         `json:"modes_hit,omitempty"`
+	ModeFrequencies     []float64    `json:"mode_frequencies,omitempty"`
+	ModeWeights         []float64    `json:"mode_weights,omitempty"`
+	ModeTV              *float64     `json:"mode_tv,omitempty"`
+	ModeReverseKL       *float64     `json:"mode_reverse_kl,omitempty"`
 	MMD2                float64      `json:"mmd2"`
 	MMD2Bandwidth       float64      `json:"mmd2_bandwidth"`
 	MetricPoints        int          `json:"metric_points"`
@@ -165,7 +166,7 @@ func ganAction(c *cli.Context) error {
 		return err
 	}
 	defer closeBE()
-	cfg.Backend = be
+	cfg.Backend, cfg.Payoff = be, ganPayoff(be)
 
 	prog, log, err := progressLogger(c)
 	if err != nil {
@@ -204,6 +205,18 @@ func ganAction(c *cli.Context) error {
 	}
 	if data.Points == nil {
 		res.ModesCovered, res.ModesTotal, res.HighQualityFraction = &met.ModesCovered, &met.ModesTotal, &met.HighQuality
+		res.ModesHit, res.ModeFrequencies = &met.ModesHit, met.ModeFrequencies
+		res.ModeWeights = data.Weights
+		if res.ModeWeights == nil {
+			res.ModeWeights = make([]float64, len(data.Centers))
+			for i := range res.ModeWeights {
+				res.ModeWeights[i] = 1 / float64(len(data.Centers))
+			}
+		}
+		// No high-quality sample leaves both undefined: left out.
+		if !math.IsNaN(met.ModeTV) {
+			res.ModeTV, res.ModeReverseKL = &met.ModeTV, &met.ModeReverseKL
+		}
 	} else {
 		res.EnergyDistance = &met.Energy
 	}
@@ -279,8 +292,11 @@ func writeGANSummary(w io.Writer, r *ganOutput, file string, written []string) e
 	fmt.Fprintf(tw, "%s\t%d rounds on %s in %s: %d generators, %d discriminators, %s loss, %s\n",
 		status, r.Rounds, r.Data, seconds(r.Seconds), r.Generators, r.Discriminators, r.Loss, r.Algorithm)
 	if r.ModesCovered != nil {
-		fmt.Fprintf(tw, "modes\t%d of %d covered; high quality %.3f (share of the %d samples within 3σ of a mode)\n",
-			*r.ModesCovered, *r.ModesTotal, *r.HighQualityFraction, r.NumSamples)
+		fmt.Fprintf(tw, "modes\t%d of %d covered (a quarter of their share), %d hit (a high-quality sample); high quality %.3f (share of the %d samples within 3σ of a mode)\n",
+			*r.ModesCovered, *r.ModesTotal, *r.ModesHit, *r.HighQualityFraction, r.NumSamples)
+		if r.ModeTV != nil {
+			fmt.Fprintf(tw, "balance\ttotal variation %.3f, reverse KL %.3g between the high-quality samples' mode frequencies and the data's weights\n", *r.ModeTV, *r.ModeReverseKL)
+		}
 	}
 	fmt.Fprintf(tw, "MMD²\t%.3g (Gaussian kernel of bandwidth %.3g, %d points a side)", r.MMD2, r.MMD2Bandwidth, r.MetricPoints)
 	if r.EnergyDistance != nil {
@@ -369,7 +385,7 @@ func ganConfig(c *cli.Context) (*gan.Config, *gan.Dataset, error) {
 		cfg.DiscInit = -1
 	}
 	cfg.RelGap, cfg.Langevin = c.Float64("eps"), c.Float64("langevin")
-	cfg.Uniform = c.Bool("uniform")
+	cfg.Uniform, cfg.Graphs = c.Bool("uniform"), c.Bool("graphs")
 	cfg.Seed = c.Uint64("seed")
 	var err error
 	if cfg.Loss, err = gan.ParseLoss(c.String("loss")); err != nil {
@@ -382,7 +398,7 @@ func ganConfig(c *cli.Context) (*gan.Config, *gan.Dataset, error) {
 	data := gan.Builtin(name)
 	if data == nil {
 		if !strings.EqualFold(filepath.Ext(name), ".npy") {
-			return nil, nil, fmt.Errorf("--data %q: want ring8, grid25 or an .npy file of points", name)
+			return nil, nil, fmt.Errorf("--data %q: want ring8, grid25, ring8u, grid25u or an .npy file of points", name)
 		}
 		if data, err = gan.ReadNPY(name); err != nil {
 			return nil, nil, err

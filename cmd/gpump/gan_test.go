@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/gpump/gpump/datasets"
+	"github.com/gpump/gpump/gan"
 )
 
 // TestGan: a small gpump gan run writes the result, the samples, the trace
@@ -140,5 +141,38 @@ func TestGanNonFinite(t *testing.T) {
 	var r map[string]any
 	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatalf("%v: %.200s", err, b)
+	}
+}
+
+// TestGanUnequal: an unequal-weight set reports the data's mode weights,
+// the high-quality samples' mode frequencies and their total-variation
+// distance, as the gan package computes them; --graphs trains by the
+// reference graphs to the same kind of result.
+func TestGanUnequal(t *testing.T) {
+	for _, extra := range [][]string{nil, {"--graphs"}} {
+		args := append([]string{"gan", "--data", "ring8u", "-K", "4", "-J", "2", "--rounds", "3", "--batch", "32", "--hidden", "8", "--num-samples", "400", "--quiet"}, extra...)
+		code, stdout, stderr := gpump(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", extra, code, stderr)
+		}
+		var r ganOutput
+		if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+			t.Fatal(err)
+		}
+		want := gan.Ring8U().Weights
+		if r.Data != "ring8u" || r.ModesHit == nil || len(r.ModeWeights) != 8 || len(r.ModeFrequencies) != 8 {
+			t.Fatalf("%v: result %s", extra, stdout)
+		}
+		tv := 0.0
+		for i, w := range want {
+			if r.ModeWeights[i] != w {
+				t.Errorf("%v: mode weights %v, want %v", extra, r.ModeWeights, want)
+				break
+			}
+			tv += math.Abs(r.ModeFrequencies[i]-w) / 2
+		}
+		if r.ModeTV != nil && math.Abs(*r.ModeTV-tv) > 1e-12 || r.ModeTV == nil && *r.HighQualityFraction > 0 {
+			t.Errorf("%v: TV %v, recomputed %v", extra, r.ModeTV, tv)
+		}
 	}
 }
