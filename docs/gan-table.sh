@@ -8,6 +8,7 @@
 #   go build -o gpump ./cmd/gpump
 #   docs/gan-table.sh ./gpump                  # everything: 4 sets × 4 methods × 10 seeds
 #   SETS="ring8u" SEEDS="1 2 3" docs/gan-table.sh ./gpump
+#   METHODS=ga-ump EXTRA="--split-every 100" docs/gan-table.sh ./gpump
 #   ROWS=rows.jsonl docs/gan-table.sh ./gpump  # keep (and append to) the runs' rows
 #   docs/gan-table.sh --table rows.jsonl       # the table of rows already run
 #
@@ -15,7 +16,8 @@
 # mixed game solved by GA-UMP (the default), by rm+ (--algo rm+), and the
 # same particles with uniform weights (--uniform). The methods of one seed
 # run one after the other, so that load from other work on a shared machine
-# falls on all of them alike. EXTRA holds flags for every run.
+# falls on all of them alike. EXTRA holds flags for every run, METHODS the
+# methods to run (default: all four).
 set -eu
 
 if [ "${1:-}" != "--table" ]; then
@@ -24,7 +26,7 @@ if [ "${1:-}" != "--table" ]; then
 	out=$(mktemp)
 	for set in ${SETS:-ring8 ring8u grid25 grid25u}; do
 		for seed in ${SEEDS:-1 2 3 4 5 6 7 8 9 10}; do
-			for method in pure ga-ump rm+ uniform; do
+			for method in ${METHODS:-pure ga-ump rm+ uniform}; do
 				case $method in
 				pure) flags="-K 1 -J 1" ;;
 				ga-ump) flags="" ;;

@@ -96,9 +96,12 @@ type Config struct {
 	// the round in two (2-means) and calls it straddling when the centres
 	// lie more than SplitRatio root-mean-square within-cluster distances
 	// apart with at least an eighth of the points on each side; it then
-	// restarts that generator and the lightest other one (by the weight
-	// averaged over recent rounds) as fresh blobs, one on each cluster's
-	// centre (see GenInit). Checks stop once 90% of the rounds have run,
+	// restarts that generator and a spare one as fresh blobs, one on each
+	// cluster's centre (see GenInit). The spare is the lighter (by the
+	// weight averaged over recent rounds) of the two other generators
+	// whose mean points lie nearest each other, that is one sharing its
+	// mode: the lightest generator is often the only one on the data's
+	// lightest mode. Checks stop once 90% of the rounds have run,
 	// so that the last blobs have time to settle.
 	SplitEvery int
 	// SplitRatio is the separation, in within-cluster root-mean-square

@@ -1,5 +1,7 @@
 package gan
 
+import "math"
+
 // split restarts the generators that straddle two modes (see
 // Config.SplitEvery) after round r and returns how many it restarted.
 func (t *trainer) split(r int) int {
@@ -22,6 +24,19 @@ func (t *trainer) split(r int) int {
 	for i := range k {
 		t.gfwd.rest(&t.gwork, i, b, t.fakes[i*b*d:(i+1)*b*d])
 	}
+	// Each generator's mean point of the round, and the distance from it
+	// to the nearest other generator's (crowd).
+	t.gmeans = grow(t.gmeans, k*d)
+	clear(t.gmeans)
+	for i := range k {
+		mu := t.gmeans[i*d : (i+1)*d]
+		for j := range b {
+			for e, v := range t.fakes[(i*b+j)*d : (i*b+j+1)*d] {
+				mu[e] += v / float64(b)
+			}
+		}
+	}
+	t.crowd = grow(t.crowd, k)
 	n := 0
 	for i := range k {
 		if t.frozen[i] > r {
@@ -31,14 +46,7 @@ func (t *trainer) split(r int) int {
 		if !ok {
 			continue
 		}
-		// The lightest other generator free to move takes the second
-		// cluster.
-		l := -1
-		for j := range k {
-			if j != i && t.frozen[j] <= r && (l < 0 || t.recentP[j] < t.recentP[l]) {
-				l = j
-			}
-		}
+		l := t.spare(i, r)
 		if l < 0 {
 			break
 		}
@@ -52,6 +60,42 @@ func (t *trainer) split(r int) int {
 		n += 2
 	}
 	return n
+}
+
+// spare picks the generator, other than i and free to move after round r,
+// that takes a straddler's second cluster: one of the two generators
+// (other than i) whose mean points lie nearest each other, the lighter by
+// recent weight, that is a generator sharing its mode with another. The
+// lightest generator alone is not a safe choice: on data with unequal
+// modes it is the one that holds the lightest mode (a weight of 0.01 is
+// the lightest generator's), and restarting it loses that mode. −1 when
+// none is free.
+func (t *trainer) spare(i, r int) int {
+	k, d := t.cfg.Generators, t.data.Dim
+	best := math.Inf(1)
+	for j := range k {
+		t.crowd[j] = math.Inf(1)
+		if j == i {
+			continue
+		}
+		for m := range k {
+			if m != i && m != j {
+				t.crowd[j] = min(t.crowd[j], sqdist(t.gmeans[j*d:(j+1)*d], t.gmeans[m*d:(m+1)*d]))
+			}
+		}
+		if t.frozen[j] <= r {
+			best = min(best, t.crowd[j])
+		}
+	}
+	l := -1
+	for j := range k {
+		// Both generators of the nearest pair have the same crowd; the
+		// lighter is taken.
+		if j != i && t.frozen[j] <= r && t.crowd[j] <= best && (l < 0 || t.recentP[j] < t.recentP[l]) {
+			l = j
+		}
+	}
+	return l
 }
 
 // blob restarts generator i as a fresh draw whose output is a small blob

@@ -57,8 +57,9 @@ func TestStraddles(t *testing.T) {
 }
 
 // TestSplit: a generator made to straddle two points is restarted, with
-// the lightest other generator, as two blobs, one on each point; the
-// other generators are left alone.
+// the lighter of the two other generators nearest each other (not the
+// lightest, which may hold a light mode alone), as two blobs, one on each
+// point; the other generators are left alone.
 func TestSplit(t *testing.T) {
 	cfg := &Config{Generators: 4, Discriminators: 2, Rounds: 100, Batch: 64, Hidden: 8, Seed: 5, Threads: 1, SplitEvery: 10}
 	tr, err := newTrainer(Grid25(), cfg)
@@ -74,7 +75,15 @@ func TestSplit(t *testing.T) {
 	th[ls[1].w+0*ls[1].out+0] = 50 // → second layer's first unit, ±1
 	th[ls[2].w+0*ls[2].out+0] = 1  // → x ± 1
 	th[ls[2].b], th[ls[2].b+1] = 3, 1
-	copy(tr.recentP, []float64{0.3, 0.3, 0.1, 0.3}) // generator 2 is the lightest
+	// Generator 0, the lightest, holds a mode of its own at (-4, -4), as
+	// the generator of a light mode does; generators 2 and 3 share one at
+	// (0, 0), and 2 is the lighter: 2 is the spare restarted.
+	for g, at := range map[int][2]float64{0: {-4, -4}, 2: {0, 0}, 3: {0.01, 0}} {
+		th := tr.mix.Generators[g]
+		clear(th)
+		th[ls[2].b], th[ls[2].b+1] = at[0], at[1]
+	}
+	copy(tr.recentP, []float64{0.05, 0.3, 0.1, 0.3})
 	before := [][]float64{append([]float64(nil), tr.mix.Generators[0]...), append([]float64(nil), tr.mix.Generators[3]...)}
 	if n := tr.split(9); n != 0 {
 		t.Fatalf("split between checks restarted %d generators", n)

@@ -144,6 +144,8 @@ type trainer struct {
 	frozen   []int
 	fakes    []float64
 	clusters twoMeans
+	gmeans   []float64 // the generators' mean points at a split check
+	crowd    []float64 // each generator's squared distance to the nearest other's mean
 }
 
 func newTrainer(data *Dataset, cfg *Config) (*trainer, error) {

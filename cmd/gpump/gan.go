@@ -63,7 +63,7 @@ Examples:
 			&cli.Float64Flag{Name: "disc-init", Value: def.DiscInit, Usage: "scale of the discriminators' first layers at the start, in units of 1/σ of the data: each unit's tanh rises over about 6σ/scale, which must be narrower than the gap between neighbouring modes (0: Glorot's draw)"},
 			&cli.Float64Flag{Name: "langevin", Usage: "temperature of Langevin noise added after each step", DefaultText: "0, none"},
 			&cli.IntFlag{Name: "respawn-after", Value: def.RespawnAfter, Usage: "respawn a particle whose weight stayed below 0.1/max(K,J) this many rounds (0: never)"},
-			&cli.IntFlag{Name: "split-every", Value: def.SplitEvery, Usage: "rounds between checks for generators that straddle two modes, each restarted with the lightest generator as two blobs, one on each (0: never)"},
+			&cli.IntFlag{Name: "split-every", Value: def.SplitEvery, Usage: "rounds between checks for generators that straddle two modes, each restarted with a spare generator (the lighter of the two nearest each other) as two blobs, one on each (0: never)"},
 			&cli.Float64Flag{Name: "split-ratio", Value: def.SplitRatio, Usage: "separation of a generator's two clusters, in within-cluster RMS distances, above which it straddles two modes"},
 			&cli.Float64Flag{Name: "explore", Value: def.Explore, Usage: "share of uniform weight in the generators' mixture that the discriminators step against and the samples are drawn from (0: none, the game's p alone)"},
 			&cli.BoolFlag{Name: "uniform", Usage: "keep the weights uniform instead of solving the game (a baseline)"},
