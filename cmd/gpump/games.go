@@ -14,7 +14,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/urfave/cli/v2"
 	"gorgonia.org/tensor"
 
 	"github.com/gpump/gpump/datasets"
@@ -581,12 +580,8 @@ const defaultBatchSize = 1000
 const maxGroupEntries = 256 * 256
 
 // groupable reports whether the batch's own flags let files be grouped.
-func groupable(c interface {
-	String(string) string
-	Bool(string) bool
-}) bool {
-	return c.String("oracle") == "exact" && c.String("init") == "" &&
-		!c.Bool("mmap") && c.String("format") == ""
+func groupable(o *jobOptions) bool {
+	return o.oracle == "exact" && o.init == "" && !o.mmap && o.format == ""
 }
 
 // groupFiles replaces the small same-shape .npy files among insts, those
@@ -652,13 +647,13 @@ func smallNPY(in *instance) (datasets.NPYInfo, bool) {
 
 // solveFiles reads the member files of a group instance and solves them as
 // one batch, a line each as if solved alone.
-func (r *instanceRun) solveFiles(ctx context.Context, c *cli.Context, grp *instance) {
+func (r *instanceRun) solveFiles(ctx context.Context, grp *instance) {
 	fail := func(in *instance, err error) {
 		r.log.Error("instance failed", "instance", in.name, "error", err)
 		r.emit(&games.Line{Instance: in.name, Index: in.index, Status: "error", Error: err.Error()})
 	}
 	// The members have no flags of their own: one job serves them all.
-	j, err := instanceJob(c, grp.members[0], r.threads)
+	j, err := instanceJob(r.opts, grp.members[0], r.threads)
 	if err != nil {
 		for _, in := range grp.members {
 			fail(in, err)
@@ -684,7 +679,7 @@ func (r *instanceRun) solveFiles(ctx context.Context, c *cli.Context, grp *insta
 		if errors.As(err, &re) {
 			// Entries float32 cannot hold as they are: a lone solve
 			// stores them scaled (see scale.go) and certifies them.
-			r.solveAlone(ctx, c, in)
+			r.solveAlone(ctx, in)
 			continue
 		}
 		if err == nil && (t.Shape()[0] != m || t.Shape()[1] != n || a != nil && t.Dtype() != a.Dtype()) {

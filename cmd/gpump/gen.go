@@ -20,7 +20,8 @@ func genCommand() *cli.Command {
 	for _, name := range datasets.GeneratorNames {
 		fmt.Fprintf(&help, "   %-11s %s\n", name, strings.ReplaceAll(datasets.GeneratorHelp(name), "\n", "\n               "))
 	}
-	flags := genFlags()[1:] // not --gen: the name is the argument
+	var g genOptions
+	flags := genFlags(nil, &g)[1:] // not --gen: the name is the argument
 	flags = append(flags,
 		&cli.StringFlag{Name: "precision", Value: "f64", Usage: "entry type: f64 or f32 (the float64 matrix rounded)"},
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "the file to write, atomically: .npy, .npz, .csv or .tsv"},
@@ -53,12 +54,18 @@ Examples:
    gpump gen nemirovski:n=1000,family=2,alpha=1 --precision f32 -o nem.npy
    gpump gen cyclic --n 5 -o rps.csv --header
    gpump gen uniform --m 64 --n 64 --count 4000 -o games.npy   # a batch`,
-		Flags:  flags,
-		Action: genAction,
+		Flags: flags,
+		Action: func(c *cli.Context) error {
+			given := map[string]bool{}
+			for _, name := range c.LocalFlagNames() {
+				given[name] = true
+			}
+			return genAction(c, &g, given)
+		},
 	}
 }
 
-func genAction(c *cli.Context) error {
+func genAction(c *cli.Context, g *genOptions, given map[string]bool) error {
 	log, err := newLogger(c, c.App.ErrWriter)
 	if err != nil {
 		return err
@@ -66,7 +73,7 @@ func genAction(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return errors.New("give one generator name (see gpump gen --help)")
 	}
-	spec, err := genSpec(c, c.Args().First())
+	spec, err := genSpec(c.Args().First(), g, given)
 	if err != nil {
 		return err
 	}

@@ -14,10 +14,18 @@ import (
 	"github.com/gpump/gpump/solver"
 )
 
+// solveOptions are gpump solve's flags but the outputs' (planOutputs).
+type solveOptions struct {
+	*jobOptions
+	problem string // --problem
+	size    int    // --size of a problem
+}
+
 func solveCommand() *cli.Command {
-	flags := append(inputFlags(), genFlags()...)
-	flags = append(flags, problemFlags()...)
-	flags = append(flags, solverFlags()...)
+	o := &solveOptions{jobOptions: newJobOptions()}
+	flags := append(inputFlags(o.jobOptions), genFlags(&o.gen, &o.g)...)
+	flags = append(flags, problemFlags(o)...)
+	flags = append(flags, solverFlags(o.jobOptions)...)
 	flags = append(flags, outputFlags()...)
 	return &cli.Command{
 		Name:      "solve",
@@ -43,8 +51,11 @@ Examples:
    gpump solve big.npy --mmap --strategies strategies.npz --quiet -o result.json
    gpump solve --problem lad-lasso --algo ga-bounded --eps 1e-2 --plot gap.svg
    gpump solve --gen uniform:m=20000,n=20000 --oracle sampled --batch 256 --eps 1e-2`,
-		Flags:  flags,
-		Action: solveAction,
+		Flags: flags,
+		Action: func(c *cli.Context) error {
+			o.bind(c)
+			return solveAction(c, o)
+		},
 	}
 }
 
@@ -63,7 +74,7 @@ func outputFlags() []cli.Flag {
 	}
 }
 
-func solveAction(c *cli.Context) error {
+func solveAction(c *cli.Context, o *solveOptions) error {
 	prog, log, err := progressLogger(c)
 	if err != nil {
 		return err
@@ -76,10 +87,10 @@ func solveAction(c *cli.Context) error {
 	} else if c.Bool("quiet") {
 		shown = nil
 	}
-	if c.String("problem") != "" {
-		return problemAction(c, log, shown)
+	if o.problem != "" {
+		return problemAction(c, o, log, shown)
 	}
-	j, err := newJob(c, c.Args().Slice(), nil)
+	j, err := newJob(o.jobOptions, c.Args().Slice(), nil)
 	if err != nil {
 		return err
 	}
@@ -242,12 +253,12 @@ func writeJSON(w io.Writer, v any) error {
 // problemAction is gpump solve --problem: a built-in problem of one of the
 // paper's settings, solved in Go, with the same outputs as a game except
 // the strategies (the point is in the JSON as "solution").
-func problemAction(c *cli.Context, log *slog.Logger, prog solver.Recorder) error {
-	if err := checkProblemFlags(c, c.Args().Slice()); err != nil {
+func problemAction(c *cli.Context, o *solveOptions, log *slog.Logger, prog solver.Recorder) error {
+	if err := checkProblemFlags(o, c.Args().Slice()); err != nil {
 		return err
 	}
 	j := &job{}
-	if err := j.configure(c); err != nil {
+	if err := j.configure(o.jobOptions); err != nil {
 		return err
 	}
 	outs, err := planOutputs(c, prog, nil)
@@ -255,7 +266,7 @@ func problemAction(c *cli.Context, log *slog.Logger, prog solver.Recorder) error
 		return err
 	}
 	defer outs.abort()
-	out, st, err := runProblem(c.Context, c, j, outs.recorder(), log)
+	out, st, err := runProblem(c.Context, o, j, outs.recorder(), log)
 	if err != nil {
 		return err
 	}
