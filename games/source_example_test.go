@@ -55,3 +55,23 @@ func ExampleOpen() {
 	// npy 2 2 2
 	// stored times 2^165; converged, value 5e-51, max |A| 3e-50
 }
+
+// Solve a game: the report carries the bracket in the matrix's units, the
+// source and the shape; the result the strategies.
+func ExampleSolve() {
+	a := tensor.New(tensor.WithShape(2, 3), tensor.WithBacking([]float64{
+		4, -2, 1,
+		-2, 4, 1,
+	}))
+	g := &games.Game{A: a, Source: "example"}
+	r, res, err := games.Solve(context.Background(), g, &games.Options{Settings: solver.Settings{RelGap: 1e-6}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%s %d×%d %s: %s, value in [%.4f, %.4f]\n", r.Source, r.M, r.N, r.Precision, r.Status, r.ValueLower, r.ValueUpper)
+	fmt.Printf("row strategy %.3f\n", res.Row)
+	// Output:
+	// example 2×3 f64: converged, value in [1.0000, 1.0000]
+	// row strategy [0.500 0.500]
+}
