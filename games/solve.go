@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"sync"
 
 	"gorgonia.org/tensor"
 
@@ -114,3 +115,12 @@ func Solve(ctx context.Context, g *Game, opt *Options) (*Report, *solver.Result,
 	}
 	return out, res, Changed(ctx, g.Source)
 }
+
+func runtimeThreads() int { return runtime.GOMAXPROCS(0) }
+
+// cpuKernels names the CPU kernels in use.
+var cpuKernels = sync.OnceValue(func() string {
+	c := tensorops.NewCPU(1)
+	defer c.Close()
+	return c.Kernels()
+})

@@ -75,3 +75,67 @@ func ExampleSolve() {
 	// example 2×3 f64: converged, value in [1.0000, 1.0000]
 	// row strategy [0.500 0.500]
 }
+
+// Solve a stack of games, a line per game as it finishes (from the solving
+// goroutines: here, one worker).
+func ExampleSolveStack() {
+	a := tensor.New(tensor.WithShape(3, 2, 2), tensor.WithBacking([]float64{
+		1, -1, -1, 1, // matching pennies: value 0
+		2, 0, 0, 2, // value 1
+		3, 3, 3, 3, // constant: value 3
+	}))
+	s := &games.Stack{A: a, Index: []int{0, 1, 2}}
+	values := make([]string, s.Len())
+	err := games.SolveStack(context.Background(), s, &games.StackOptions{Settings: solver.Settings{RelGap: 1e-6}, Workers: 1},
+		func(k int, l *games.Line, r *solver.BatchResult) {
+			values[k] = fmt.Sprintf("game %d: %s, value %.4f", l.Index, l.Status, l.Report.Value)
+		})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, v := range values {
+		fmt.Println(v)
+	}
+	// Output:
+	// game 0: converged, value 0.0000
+	// game 1: converged, value 1.0000
+	// game 2: converged, value 3.0000
+}
+
+// Read the games of an archive of several members, grouped by shape.
+func ExampleReadStacks() {
+	path, cleanup := scratch("games.npz")
+	defer cleanup()
+	mat := func(m, n int, x ...float64) *tensor.Dense {
+		return tensor.New(tensor.WithShape(m, n), tensor.WithBacking(x))
+	}
+	err := datasets.WriteNPZ(path, []datasets.Array{
+		{Name: "a", T: mat(2, 2, 1, -1, -1, 1)},
+		{Name: "b", T: mat(1, 3, 1, 2, 3)},
+		{Name: "c", T: mat(2, 2, 2, 0, 0, 2)},
+	}, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	src, err := games.Open(path, "")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer src.Close()
+	stacks, bad, total, err := games.ReadStacks(src, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(total, "games,", len(bad), "unreadable")
+	for _, s := range stacks {
+		fmt.Println(s.A.Shape(), s.Keys, s.Index)
+	}
+	// Output:
+	// 3 games, 0 unreadable
+	// (2, 2, 2) [a c] [0 2]
+	// (1, 1, 3) [b] [1]
+}

@@ -399,7 +399,7 @@ func (r *instanceRun) solve(ctx context.Context, in *instance) {
 
 // solveAlone runs an instance that is not a group of files.
 func (r *instanceRun) solveAlone(ctx context.Context, in *instance) {
-	line, j, kind := solveInstance(ctx, r.opts, in, r.threads, r.log)
+	line, j, _ := solveInstance(ctx, r.opts, in, r.threads, r.log)
 	if o := line.Report; o != nil && j == nil {
 		size := int64(8)
 		if o.Precision == "f32" {
@@ -415,7 +415,7 @@ func (r *instanceRun) solveAlone(ctx context.Context, in *instance) {
 		r.emit(line)
 		return
 	}
-	groups, bad, total, err := batchedInput(j, kind)
+	groups, bad, total, err := batchedInput(j)
 	j.close()
 	if err != nil {
 		line.Status, line.Error = "error", err.Error()
@@ -423,7 +423,7 @@ func (r *instanceRun) solveAlone(ctx context.Context, in *instance) {
 		r.emit(line)
 		return
 	}
-	solveGames(ctx, in, j, groups, bad, total, r.threads, r.done, r.doneMu, r.skipped, r.emit, r.strat, r.log)
+	r.solveGames(ctx, in, j, groups, bad, total, true)
 }
 
 // solveInstance runs one instance of a single game; errors become error

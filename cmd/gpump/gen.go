@@ -12,6 +12,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/gpump/gpump/datasets"
+	"github.com/gpump/gpump/games"
 	"github.com/gpump/gpump/internal/atomicfile"
 )
 
@@ -200,7 +201,7 @@ func genStack(c *cli.Context, log interface{ Info(string, ...any) }, spec datase
 			if out == nil {
 				out = tensor.New(tensor.Of(dt), tensor.WithShape(count, m, n))
 			}
-			copyGame(out, k, a, 0)
+			games.CopyGame(out, k, a, 0)
 		}
 		return nil, nil
 	})

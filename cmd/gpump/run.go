@@ -20,9 +20,8 @@ import (
 // maxThreads bounds --threads: more workers than this only add overhead.
 const maxThreads = 1024
 
-// f32Rounding bounds |x − fl32(x)| / max |fl32(A)|: 2⁻²⁴ relative rounding,
-// with max |A| itself possibly rounded down by that much.
-const f32Rounding = 0x1p-24 * (1 + 0x1p-24)
+// f32Rounding is the rounding of float32 storage (games.Float32Rounding).
+const f32Rounding = games.Float32Rounding
 
 // loaded is a payoff matrix ready to solve.
 type loaded struct {
