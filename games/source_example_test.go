@@ -139,3 +139,36 @@ func ExampleReadStacks() {
 	// (2, 2, 2) [a c] [0 2]
 	// (1, 1, 3) [b] [1]
 }
+
+// Collect the strategies of a stack's games into one archive, a row per
+// game, each line naming its member and row.
+func ExampleStrategyArchive() {
+	path, cleanup := scratch("strategies.npz")
+	defer cleanup()
+	a := tensor.New(tensor.WithShape(2, 2, 2), tensor.WithBacking([]float64{1, -1, -1, 1, 2, 0, 0, 3}))
+	s := &games.Stack{A: a, Index: []int{0, 1}}
+	archive := &games.StrategyArchive{Path: path, Single: true}
+	place := archive.Reserve(0, s.Index, s.Len(), 2, 2)
+	err := games.SolveStack(context.Background(), s, &games.StackOptions{Settings: solver.Settings{RelGap: 1e-9}, Workers: 1},
+		func(k int, l *games.Line, r *solver.BatchResult) { place.Put(l, k, r.Row, r.Column) })
+	if err == nil {
+		err = archive.Write()
+	}
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	err = datasets.ReadNPZEach(path, nil, func(key string, t *tensor.Dense, err error) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("%s %v %.3f\n", key, t.Shape(), t.Float64s())
+	})
+	if err != nil {
+		fmt.Println(err)
+	}
+	// Output:
+	// row (2, 2) [0.500 0.500 0.600 0.400]
+	// column (2, 2) [0.500 0.500 0.600 0.400]
+}

@@ -166,7 +166,7 @@ func batchAction(c *cli.Context, o *batchOptions) error {
 	if path == "" && o.resume {
 		return errors.New("--resume needs --output FILE")
 	}
-	var strat *strategySink
+	var strat *games.StrategyArchive
 	if sp := o.strategies; sp != "" {
 		if o.resume {
 			return errors.New("--strategies is written whole when the batch ends: it cannot be resumed; give it without --resume")
@@ -174,7 +174,7 @@ func batchAction(c *cli.Context, o *batchOptions) error {
 		if f, err := datasets.FormatOf(sp); err != nil || f != "npz" {
 			return fmt.Errorf("--strategies %s: want an .npz file", sp)
 		}
-		strat = &strategySink{path: sp, names: map[string]int{}}
+		strat = &games.StrategyArchive{Path: sp}
 	}
 	l, err := listInstances(c.Args().Slice(), o.manifest, path)
 	if err != nil {
@@ -195,8 +195,8 @@ func batchAction(c *cli.Context, o *batchOptions) error {
 	files := l.files(o.manifest)
 	files.add("--output", path, false)
 	if strat != nil {
-		files.add("--strategies", strat.path, false)
-		strat.single = len(insts) == 1
+		files.add("--strategies", strat.Path, false)
+		strat.Single = len(insts) == 1
 	}
 	if path == "" {
 		files.addWriter("standard output", c.App.Writer)
@@ -333,7 +333,7 @@ func batchAction(c *cli.Context, o *batchOptions) error {
 	if outErr != nil {
 		return fmt.Errorf("writing the results: %w", outErr)
 	}
-	if err := strat.write(); err != nil {
+	if err := strat.Write(); err != nil {
 		return fmt.Errorf("--strategies: %w", err)
 	}
 
@@ -376,7 +376,7 @@ type instanceRun struct {
 	done    map[string]int // --resume: results already in the output
 	doneMu  *sync.Mutex
 	skipped *atomic.Int64
-	strat   *strategySink
+	strat   *games.StrategyArchive
 	// held is the number of bytes of payoffs the instance held (unknown:
 	// the most).
 	held int64
@@ -409,7 +409,7 @@ func (r *instanceRun) solveAlone(ctx context.Context, in *instance) {
 	}
 	if j == nil {
 		if line.Report != nil {
-			r.strat.putSingle(in, line, line.RowStrategy, line.ColumnStrategy)
+			r.strat.PutSingle(in.index, line, line.RowStrategy, line.ColumnStrategy)
 			line.RowStrategy, line.ColumnStrategy = nil, nil
 		}
 		r.emit(line)

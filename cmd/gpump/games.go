@@ -5,11 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"github.com/gpump/gpump/games"
-	"math"
 	"slices"
-	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"gorgonia.org/tensor"
@@ -117,9 +114,9 @@ func (r *instanceRun) solveGames(ctx context.Context, in *instance, j *job, grou
 		}
 		b, m, n := g.A.Shape()[0], g.A.Shape()[1], g.A.Shape()[2]
 		size := float64(m*n) * float64(g.A.Dtype().Size())
-		var sink *instanceSink
+		var sink *games.StackStrategies
 		if g.members == nil {
-			sink = r.strat.reserve(in, g.Index, total, m, n)
+			sink = r.strat.Reserve(in.index, g.Index, total, m, n)
 		}
 		t0 := time.Now()
 		dev, closeDev, err := batchDevice(j.device, r.threads)
@@ -137,9 +134,9 @@ func (r *instanceRun) solveGames(ctx context.Context, in *instance, j *job, grou
 							out.Threads = j.threads // as gpump solve reports a device's run: --threads, the host's
 						}
 						if g.members != nil {
-							r.strat.putSingle(o, line, res.Row, res.Column)
+							r.strat.PutSingle(o.index, line, res.Row, res.Column)
 						} else {
-							sink.put(line, k, res.Row, res.Column)
+							sink.Put(line, k, res.Row, res.Column)
 						}
 					}
 					r.emit(line)
@@ -205,116 +202,6 @@ func formatOf(path string, j *job) string {
 	return f
 }
 
-// strategySink collects the strategies of a batch for --strategies FILE.npz:
-// members row_K and column_K for instance K (row and column when the batch
-// is one instance holding many games), 2-D (games × m) for an instance of
-// many games, 1-D for a single game; rows of games without a result are
-// NaN. Written whole, atomically, when the batch ends.
-type strategySink struct {
-	path   string
-	single bool // the batch is one instance: members row and column
-	mu     sync.Mutex
-	arrays []datasets.Array
-	names  map[string]int
-}
-
-// instanceSink is where one group's strategies go.
-type instanceSink struct {
-	s         *strategySink
-	row, col  *tensor.Dense
-	rowName   string
-	colName   string
-	positions []int // member row of each game of the group
-}
-
-// memberNames names instance in's members.
-func (s *strategySink) memberNames(in *instance) (string, string) {
-	if s.single {
-		return "row", "column"
-	}
-	return "row_" + strconv.Itoa(in.index), "column_" + strconv.Itoa(in.index)
-}
-
-// reserve makes (or finds) instance in's members, games × m and games × n,
-// and returns the sink of the games at the positions given.
-func (s *strategySink) reserve(in *instance, positions []int, games, m, n int) *instanceSink {
-	if s == nil {
-		return nil
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	is := &instanceSink{s: s, positions: positions}
-	is.rowName, is.colName = s.memberNames(in)
-	is.row, is.col = s.pair(is.rowName, is.colName, games, m, n)
-	// A game's member row is its position in the file: in an archive of
-	// several shapes each shape's members only fill their rows.
-	if is.row.Shape()[1] != m || is.col.Shape()[1] != n {
-		// Another shape of the same archive: members of their own,
-		// shared by the groups of that shape (float64 and float32).
-		shape := "_" + strconv.Itoa(m) + "x" + strconv.Itoa(n)
-		is.rowName, is.colName = is.rowName+shape, is.colName+shape
-		is.row, is.col = s.pair(is.rowName, is.colName, games, m, n)
-	}
-	return is
-}
-
-// pair returns the members named rn and cn, made games×m and games×n (NaN)
-// if the archive has no member rn yet.
-func (s *strategySink) pair(rn, cn string, games, m, n int) (row, col *tensor.Dense) {
-	if k, ok := s.names[rn]; ok {
-		return s.arrays[k].T, s.arrays[k+1].T
-	}
-	row, col = nanMatrix(games, m), nanMatrix(games, n)
-	s.names[rn] = len(s.arrays)
-	s.arrays = append(s.arrays, datasets.Array{Name: rn, T: row}, datasets.Array{Name: cn, T: col})
-	return row, col
-}
-
-// put stores game k's strategies and names them in its line.
-func (is *instanceSink) put(line *games.Line, k int, row, col []float64) {
-	if is == nil || row == nil {
-		return
-	}
-	at := is.positions[k]
-	is.s.mu.Lock()
-	copy(is.row.Float64s()[at*len(row):], row)
-	copy(is.col.Float64s()[at*len(col):], col)
-	is.s.mu.Unlock()
-	line.RowMember, line.ColumnMember, line.MemberRow = is.rowName, is.colName, &at
-}
-
-// putSingle stores the strategies of an instance of one game.
-func (s *strategySink) putSingle(in *instance, line *games.Line, row, col []float64) {
-	if s == nil || row == nil {
-		return
-	}
-	rn, cn := s.memberNames(in)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.arrays = append(s.arrays,
-		datasets.Array{Name: rn, T: tensor.New(tensor.WithShape(len(row)), tensor.WithBacking(slices.Clone(row)))},
-		datasets.Array{Name: cn, T: tensor.New(tensor.WithShape(len(col)), tensor.WithBacking(slices.Clone(col)))})
-	line.RowMember, line.ColumnMember = rn, cn
-}
-
-// write writes the archive.
-func (s *strategySink) write() error {
-	if s == nil {
-		return nil
-	}
-	if len(s.arrays) == 0 {
-		return fmt.Errorf("--strategies %s: no game was solved", s.path)
-	}
-	return datasets.WriteNPZ(s.path, s.arrays, nil)
-}
-
-func nanMatrix(r, c int) *tensor.Dense {
-	d := make([]float64, r*c)
-	for k := range d {
-		d[k] = math.NaN()
-	}
-	return tensor.New(tensor.WithShape(r, c), tensor.WithBacking(d))
-}
 
 // defaultBatchSize is --batch-size: enough games to keep every core busy
 // through the slow tail of a few, few enough to hold little memory (1000
