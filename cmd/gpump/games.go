@@ -202,7 +202,6 @@ func formatOf(path string, j *job) string {
 	return f
 }
 
-
 // defaultBatchSize is --batch-size: enough games to keep every core busy
 // through the slow tail of a few, few enough to hold little memory (1000
 // games of 512×512 are 2 GB: the entry bound below keeps them smaller).
