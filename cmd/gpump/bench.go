@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/gpump/gpump/internal/memlimit"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -106,7 +107,7 @@ func benchAction(c *cli.Context) error {
 	if c.IsSet("games") {
 		return benchGames(c, m, n, dt)
 	}
-	if err := checkMemory(m, n, int(dt.Size())); err != nil {
+	if err := memlimit.Check(m, n, int(dt.Size())); err != nil {
 		return err
 	}
 	b, closeB, err := openDevice(c.String("device"), threadsOf(c))
@@ -199,7 +200,7 @@ func benchGames(c *cli.Context, m, n int, dt tensor.Dtype) error {
 	if float64(m)*float64(n)*float64(count) > maxStackEntries {
 		return fmt.Errorf("--games %d of %d×%d is more than 2⁵⁰ entries", count, m, n)
 	}
-	if err := checkMemory(m*count, n, int(dt.Size())); err != nil {
+	if err := memlimit.Check(m*count, n, int(dt.Size())); err != nil {
 		return err
 	}
 	a := tensor.New(tensor.Of(dt), tensor.WithShape(count, m, n))

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/gpump/gpump/internal/memlimit"
 	"io"
 	"slices"
 	"strings"
@@ -125,7 +126,7 @@ func genAction(c *cli.Context, g *genOptions, given map[string]bool) error {
 	if float64(m)*float64(n)*float64(count) > maxStackEntries {
 		return fmt.Errorf("--count %d games of %d×%d is more than 2⁵⁰ entries", count, m, n)
 	}
-	if err := checkMemory(m*count, n, int(dt.Size())); err != nil {
+	if err := memlimit.Check(m*count, n, int(dt.Size())); err != nil {
 		return err
 	}
 	// A path that cannot be written fails now, not after the work.

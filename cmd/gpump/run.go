@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/gpump/gpump/games"
+	"github.com/gpump/gpump/internal/memlimit"
 	"log/slog"
 	"math"
 	"os"
@@ -64,7 +65,7 @@ func (j *job) load(ctx context.Context) (*loaded, error) {
 			size = 4
 		}
 		if !j.mmap {
-			if err := checkSolveMemory(info.Rows, info.Cols, size); err != nil {
+			if err := memlimit.CheckSolve(info.Rows, info.Cols, size); err != nil {
 				return nil, fmt.Errorf("%s: %w", j.path, err)
 			}
 		}
@@ -120,7 +121,7 @@ func (j *job) generate() (*loaded, error) {
 	if m == 0 {
 		m = n
 	}
-	if err := checkSolveMemory(m, n, size); err != nil {
+	if err := memlimit.CheckSolve(m, n, size); err != nil {
 		return nil, err
 	}
 	var err error
