@@ -399,7 +399,7 @@ func (r *instanceRun) solve(ctx context.Context, in *instance) {
 
 // solveAlone runs an instance that is not a group of files.
 func (r *instanceRun) solveAlone(ctx context.Context, in *instance) {
-	line, j, _ := solveInstance(ctx, r.opts, in, r.threads, r.log)
+	line, j := solveInstance(ctx, r.opts, in, r.threads, r.log)
 	if o := line.Report; o != nil && j == nil {
 		size := int64(8)
 		if o.Precision == "f32" {
@@ -427,21 +427,21 @@ func (r *instanceRun) solveAlone(ctx context.Context, in *instance) {
 }
 
 // solveInstance runs one instance of a single game; errors become error
-// lines. For a file that holds many games it returns the instance's job
-// and the file's batchedKind instead, unsolved.
-func solveInstance(ctx context.Context, batch *jobOptions, in *instance, threads int, log *slog.Logger) (*games.Line, *job, string) {
+// lines. For a file that holds many games (batchedKind) it returns the
+// instance's job instead, unsolved.
+func solveInstance(ctx context.Context, batch *jobOptions, in *instance, threads int, log *slog.Logger) (*games.Line, *job) {
 	line := &games.Line{Instance: in.name, Index: in.index}
-	fail := func(err error) (*games.Line, *job, string) {
+	fail := func(err error) (*games.Line, *job) {
 		line.Status, line.Error = "error", err.Error()
 		log.Error("instance failed", "instance", in.name, "error", err)
-		return line, nil, ""
+		return line, nil
 	}
 	j, err := instanceJob(batch, in, threads)
 	if err != nil {
 		return fail(err)
 	}
-	if kind := batchedKind(j); kind != "" {
-		return line, j, kind
+	if batchedKind(j) != "" {
+		return line, j
 	}
 	defer j.close()
 	out, res, err := j.run(ctx, newProgressLog(log, "instance", in.name), slog.New(slog.DiscardHandler))
@@ -449,7 +449,7 @@ func solveInstance(ctx context.Context, batch *jobOptions, in *instance, threads
 	if errors.As(err, &ie) {
 		// Not a failure of the instance: --resume runs it again.
 		line.Status, line.Error = "canceled", err.Error()
-		return line, nil, ""
+		return line, nil
 	}
 	if err != nil {
 		return fail(err)
@@ -460,7 +460,7 @@ func solveInstance(ctx context.Context, batch *jobOptions, in *instance, threads
 	}
 	log.Info("solved", "instance", in.name, "status", out.Status, "gap", out.Gap, "relative_gap", out.RelativeGap,
 		"iterations", out.Iterations, "seconds", round3(out.Seconds+out.LoadSeconds))
-	return line, nil, ""
+	return line, nil
 }
 
 // instanceJob is the job of an instance: the batch's options, with the
