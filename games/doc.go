@@ -8,4 +8,9 @@
 // Encoder). Line.ID is the one identity by which a resumed batch knows the
 // games it has already solved (ReadResults). Guard stops a solve when the
 // memory-mapped payoff file under it is about to change.
+//
+// A Source is a payoff file opened once; Solve solves one Game (a matrix
+// read from it, or generated) into its Report; ReadStacks reads a file of
+// many games (a 3-D array, an archive) into Stacks of one shape each, and
+// SolveStack solves a Stack with a callback per finished game.
 package games

@@ -9,6 +9,7 @@ import (
 	"github.com/gpump/gpump/games"
 	"io"
 	"log/slog"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -27,25 +28,36 @@ import (
 	"github.com/gpump/gpump/internal/atomicfile"
 )
 
+// batchOptions are gpump batch's flags but the log's (newLogger).
+type batchOptions struct {
+	*jobOptions      // every instance's, under its manifest line's own
+	manifest, output string
+	jobs, batchSize  int
+	json, resume     bool
+	quiet            bool
+	strategies       string
+}
+
 func batchCommand() *cli.Command {
+	o := &batchOptions{jobOptions: newJobOptions()}
 	flags := []cli.Flag{
-		&cli.StringFlag{Name: "manifest", Usage: "read instances from this file, one per line (see above)"},
-		&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: 1, Usage: "instances solved at once; the threads are split between them"},
-		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the JSON lines to this file (- for standard output)", DefaultText: "a line per instance on a terminal, else JSON lines, on standard output"},
-		&cli.BoolFlag{Name: "json", Usage: "write JSON lines to standard output even when it is a terminal"},
-		&cli.BoolFlag{Name: "resume", Usage: "append to --output, skipping the instances it already holds a result for"},
-		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no log lines and no summary table on stderr"},
+		&cli.StringFlag{Name: "manifest", Destination: &o.manifest, Usage: "read instances from this file, one per line (see above)"},
+		&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Destination: &o.jobs, Value: 1, Usage: "instances solved at once; the threads are split between them"},
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Destination: &o.output, Usage: "write the JSON lines to this file (- for standard output)", DefaultText: "a line per instance on a terminal, else JSON lines, on standard output"},
+		&cli.BoolFlag{Name: "json", Destination: &o.json, Usage: "write JSON lines to standard output even when it is a terminal"},
+		&cli.BoolFlag{Name: "resume", Destination: &o.resume, Usage: "append to --output, skipping the instances it already holds a result for"},
+		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Destination: &o.quiet, Usage: "no log lines and no summary table on stderr"},
 		&cli.StringFlag{Name: "log-format", Value: "text", Usage: "log lines on stderr: text or json"},
 		verboseFlag(),
-		&cli.IntFlag{Name: "batch-size", Value: defaultBatchSize, Usage: "at most this many small same-shape .npy files solved together as one batch (1: each on its own)"},
-		&cli.StringFlag{Name: "strategies", Usage: "write every instance's strategies to this .npz archive, written whole when the batch ends (see above)"},
+		&cli.IntFlag{Name: "batch-size", Destination: &o.batchSize, Value: defaultBatchSize, Usage: "at most this many small same-shape .npy files solved together as one batch (1: each on its own)"},
+		&cli.StringFlag{Name: "strategies", Destination: &o.strategies, Usage: "write every instance's strategies to this .npz archive, written whole when the batch ends (see above)"},
 	}
-	for _, f := range inputFlags() {
+	for _, f := range inputFlags(o.jobOptions) {
 		if f.Names()[0] != "key" { // a key is per archive: give it per line
 			flags = append(flags, f)
 		}
 	}
-	flags = append(flags, solverFlags()...)
+	flags = append(flags, solverFlags(o.jobOptions)...)
 	return &cli.Command{
 		Name:      "batch",
 		Usage:     "solve many games: files, directories, globs or a manifest",
@@ -114,8 +126,11 @@ Examples:
    gpump batch --manifest runs.txt --jobs 2
    gpump gen uniform --m 64 --n 64 --count 4000 -o games.npy
    gpump batch games.npy --eps 1e-6 --strategies strategies.npz -o results.jsonl`,
-		Flags:  flags,
-		Action: batchAction,
+		Flags: flags,
+		Action: func(c *cli.Context) error {
+			o.bind(c)
+			return batchAction(c, o)
+		},
 	}
 }
 
@@ -135,33 +150,33 @@ type instance struct {
 	info os.FileInfo
 }
 
-func batchAction(c *cli.Context) error {
+func batchAction(c *cli.Context, o *batchOptions) error {
 	log, err := newLogger(c, c.App.ErrWriter)
 	if err != nil {
 		return err
 	}
-	jobs := c.Int("jobs")
+	jobs := o.jobs
 	if jobs < 1 {
 		return fmt.Errorf("--jobs must be at least 1, got %d", jobs)
 	}
-	path := c.String("output")
+	path := o.output
 	if path == "-" {
 		path = ""
 	}
-	if path == "" && c.Bool("resume") {
+	if path == "" && o.resume {
 		return errors.New("--resume needs --output FILE")
 	}
-	var strat *strategySink
-	if sp := c.String("strategies"); sp != "" {
-		if c.Bool("resume") {
+	var strat *games.StrategyArchive
+	if sp := o.strategies; sp != "" {
+		if o.resume {
 			return errors.New("--strategies is written whole when the batch ends: it cannot be resumed; give it without --resume")
 		}
 		if f, err := datasets.FormatOf(sp); err != nil || f != "npz" {
 			return fmt.Errorf("--strategies %s: want an .npz file", sp)
 		}
-		strat = &strategySink{path: sp, names: map[string]int{}}
+		strat = &games.StrategyArchive{Path: sp}
 	}
-	l, err := listInstances(c.Args().Slice(), c.String("manifest"), path)
+	l, err := listInstances(c.Args().Slice(), o.manifest, path)
 	if err != nil {
 		return err
 	}
@@ -171,15 +186,17 @@ func batchAction(c *cli.Context) error {
 	}
 	// Check the batch-wide flags once, so that a typo fails the batch
 	// rather than every instance.
-	if err := new(job).configure(lenient{c}); err != nil {
+	lenient := *o.jobOptions
+	lenient.own = nil // no flag is an instance's own yet
+	if err := new(job).configure(&lenient); err != nil {
 		return err
 	}
 	// The output must not be an input: writing it would destroy it.
-	files := l.files(c.String("manifest"))
+	files := l.files(o.manifest)
 	files.add("--output", path, false)
 	if strat != nil {
-		files.add("--strategies", strat.path, false)
-		strat.single = len(insts) == 1
+		files.add("--strategies", strat.Path, false)
+		strat.Single = len(insts) == 1
 	}
 	if path == "" {
 		files.addWriter("standard output", c.App.Writer)
@@ -193,7 +210,7 @@ func batchAction(c *cli.Context) error {
 
 	var done map[string]int
 	out := c.App.Writer
-	human := path == "" && c.String("output") != "-" && !c.Bool("json") && isTerminal(out)
+	human := path == "" && o.output != "-" && !o.json && isTerminal(out)
 	// On a terminal each instance is one readable line, not a log line as
 	// well: on standard output when it is the terminal (human), else on
 	// stderr; the instances' log lines (solved, failed, progress) go only
@@ -206,7 +223,7 @@ func batchAction(c *cli.Context) error {
 		}
 	}
 	if path != "" {
-		f, d, err := openResults(c.Context, path, c.Bool("resume"))
+		f, d, err := openResults(c.Context, path, o.resume)
 		if err != nil {
 			return err
 		}
@@ -245,13 +262,13 @@ func batchAction(c *cli.Context) error {
 	}
 
 	// Small same-shape files are solved as batches.
-	if size := c.Int("batch-size"); size < 1 {
+	if size := o.batchSize; size < 1 {
 		return fmt.Errorf("--batch-size must be at least 1, got %d", size)
-	} else if size > 1 && groupable(c) {
+	} else if size > 1 && groupable(o.jobOptions) {
 		insts = groupFiles(insts, size)
 	}
 	// The threads are dealt to the workers, at least one each.
-	threads := c.Int("threads")
+	threads := o.threads
 	if threads == 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
@@ -262,8 +279,8 @@ func batchAction(c *cli.Context) error {
 		own := max(1, threads/workers+btoi(w < threads%workers))
 		wg.Go(func() {
 			for in := range work {
-				run := &instanceRun{threads: own, log: instLog, emit: emit, done: done, doneMu: &doneMu, skipped: &skipped, strat: strat}
-				run.solve(c.Context, c, in)
+				run := &instanceRun{opts: o.jobOptions, threads: own, log: instLog, emit: emit, done: done, doneMu: &doneMu, skipped: &skipped, strat: strat}
+				run.solve(c.Context, in)
 				// The next matrix may be as large as this one: give the
 				// memory back before reading it, or two would be held.
 				// A small one is not worth the collection (a few ms,
@@ -316,7 +333,7 @@ func batchAction(c *cli.Context) error {
 	if outErr != nil {
 		return fmt.Errorf("writing the results: %w", outErr)
 	}
-	if err := strat.write(); err != nil {
+	if err := strat.Write(); err != nil {
 		return fmt.Errorf("--strategies: %w", err)
 	}
 
@@ -327,7 +344,7 @@ func batchAction(c *cli.Context) error {
 			limit += k
 		}
 	}
-	if !c.Bool("quiet") {
+	if !o.quiet {
 		tw := tabwriter.NewWriter(c.App.ErrWriter, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "instances\tresults\tconverged\tlimit\tcanceled\tfailed\tskipped\tnot run\tseconds\t")
 		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.1f\t\n", len(l.insts), lines, counts["converged"], limit, counts["canceled"], counts["error"], skipped.Load(), notRun, time.Since(started).Seconds())
@@ -352,13 +369,14 @@ func marshalLine(l *games.Line) ([]byte, error) {
 
 // instanceRun is what a batch worker needs to run an instance.
 type instanceRun struct {
+	opts    *jobOptions // the batch's
 	threads int
 	log     *slog.Logger
 	emit    func(*games.Line)
 	done    map[string]int // --resume: results already in the output
 	doneMu  *sync.Mutex
 	skipped *atomic.Int64
-	strat   *strategySink
+	strat   *games.StrategyArchive
 	// held is the number of bytes of payoffs the instance held (unknown:
 	// the most).
 	held int64
@@ -370,18 +388,18 @@ const freeAbove = 64 << 20
 
 // solve runs one instance and emits its lines: one, or one per game of a
 // file that holds many.
-func (r *instanceRun) solve(ctx context.Context, c *cli.Context, in *instance) {
+func (r *instanceRun) solve(ctx context.Context, in *instance) {
 	r.held = math.MaxInt64
 	if in.members != nil {
-		r.solveFiles(ctx, c, in)
+		r.solveFiles(ctx, in)
 		return
 	}
-	r.solveAlone(ctx, c, in)
+	r.solveAlone(ctx, in)
 }
 
 // solveAlone runs an instance that is not a group of files.
-func (r *instanceRun) solveAlone(ctx context.Context, c *cli.Context, in *instance) {
-	line, j, kind := solveInstance(ctx, c, in, r.threads, r.log)
+func (r *instanceRun) solveAlone(ctx context.Context, in *instance) {
+	line, j := solveInstance(ctx, r.opts, in, r.threads, r.log)
 	if o := line.Report; o != nil && j == nil {
 		size := int64(8)
 		if o.Precision == "f32" {
@@ -391,13 +409,13 @@ func (r *instanceRun) solveAlone(ctx context.Context, c *cli.Context, in *instan
 	}
 	if j == nil {
 		if line.Report != nil {
-			r.strat.putSingle(in, line, line.RowStrategy, line.ColumnStrategy)
+			r.strat.PutSingle(in.index, line, line.RowStrategy, line.ColumnStrategy)
 			line.RowStrategy, line.ColumnStrategy = nil, nil
 		}
 		r.emit(line)
 		return
 	}
-	groups, bad, total, err := batchedInput(j, kind)
+	groups, bad, total, err := batchedInput(j)
 	j.close()
 	if err != nil {
 		line.Status, line.Error = "error", err.Error()
@@ -405,25 +423,25 @@ func (r *instanceRun) solveAlone(ctx context.Context, c *cli.Context, in *instan
 		r.emit(line)
 		return
 	}
-	solveGames(ctx, in, j, groups, bad, total, r.threads, r.done, r.doneMu, r.skipped, r.emit, r.strat, r.log)
+	r.solveGames(ctx, in, j, groups, bad, total, true)
 }
 
 // solveInstance runs one instance of a single game; errors become error
-// lines. For a file that holds many games it returns the instance's job
-// and the file's batchedKind instead, unsolved.
-func solveInstance(ctx context.Context, c *cli.Context, in *instance, threads int, log *slog.Logger) (*games.Line, *job, string) {
+// lines. For a file that holds many games (batchedKind) it returns the
+// instance's job instead, unsolved.
+func solveInstance(ctx context.Context, batch *jobOptions, in *instance, threads int, log *slog.Logger) (*games.Line, *job) {
 	line := &games.Line{Instance: in.name, Index: in.index}
-	fail := func(err error) (*games.Line, *job, string) {
+	fail := func(err error) (*games.Line, *job) {
 		line.Status, line.Error = "error", err.Error()
 		log.Error("instance failed", "instance", in.name, "error", err)
-		return line, nil, ""
+		return line, nil
 	}
-	j, err := instanceJob(c, in, threads)
+	j, err := instanceJob(batch, in, threads)
 	if err != nil {
 		return fail(err)
 	}
-	if kind := batchedKind(j); kind != "" {
-		return line, j, kind
+	if batchedKind(j) != "" {
+		return line, j
 	}
 	defer j.close()
 	out, res, err := j.run(ctx, newProgressLog(log, "instance", in.name), slog.New(slog.DiscardHandler))
@@ -431,7 +449,7 @@ func solveInstance(ctx context.Context, c *cli.Context, in *instance, threads in
 	if errors.As(err, &ie) {
 		// Not a failure of the instance: --resume runs it again.
 		line.Status, line.Error = "canceled", err.Error()
-		return line, nil, ""
+		return line, nil
 	}
 	if err != nil {
 		return fail(err)
@@ -442,104 +460,83 @@ func solveInstance(ctx context.Context, c *cli.Context, in *instance, threads in
 	}
 	log.Info("solved", "instance", in.name, "status", out.Status, "gap", out.Gap, "relative_gap", out.RelativeGap,
 		"iterations", out.Iterations, "seconds", round3(out.Seconds+out.LoadSeconds))
-	return line, nil, ""
+	return line, nil
 }
 
-// instanceJob is the job of an instance: the batch's flags, with the
+// instanceJob is the job of an instance: the batch's options, with the
 // manifest line's own over them, and threads unless the line gives them.
-func instanceJob(c *cli.Context, in *instance, threads int) (*job, error) {
+func instanceJob(batch *jobOptions, in *instance, threads int) (*job, error) {
 	if in.err != nil {
 		return nil, in.err
 	}
-	set := flag.NewFlagSet(in.name, flag.ContinueOnError)
-	set.SetOutput(io.Discard)
-	for _, f := range lineFlags() {
-		if err := f.Apply(set); err != nil {
-			return nil, err
-		}
-	}
-	if err := set.Parse(in.args); err != nil {
-		// The flag package names a flag with one dash: name it as the
-		// line does.
-		msg := strings.Replace(err.Error(), "flag provided but not defined: -", "no such flag for a manifest line: --", 1)
-		if strings.Contains(msg, "--output") || strings.Contains(msg, "--strategies") || strings.Contains(msg, "--resume") {
-			msg += " (outputs are the batch's own: give them to gpump batch)"
-		}
-		return nil, fmt.Errorf("manifest flags: %s", msg)
-	}
-	g := layered{line: set, batch: c}
-	var args []string
-	for _, a := range set.Args() {
-		if a != "--" {
-			args = append(args, a)
-		}
+	o, args, err := lineOptions(batch, in.name, in.args)
+	if err != nil {
+		return nil, err
 	}
 	var known os.FileInfo
 	if len(args) == 1 && args[0] == in.file {
 		known = in.info
 	}
-	j, err := newJob(g, args, known)
+	j, err := newJob(o, args, known)
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := g.lineValue("threads"); !ok {
+	if !o.own["threads"] {
 		j.threads = threads
 	}
 	return j, nil
 }
 
-// lineFlags are the flags a manifest line may give.
-func lineFlags() []cli.Flag {
-	f := append(inputFlags(), genFlags()...)
-	return append(f, solverFlags()...)
-}
-
-// layered reads a flag from a manifest line when the line sets it, else
-// from the batch command line.
-type layered struct {
-	line  *flag.FlagSet
-	batch flagGetter
-}
-
-var _ flagGetter = layered{}
-
-func (l layered) lineValue(name string) (any, bool) {
-	set := false
-	l.line.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	if !set {
-		return nil, false
+// lineOptions parses a manifest line's flags (args, the file after "--")
+// over a copy of its batch's options; it returns them and the line's
+// positional arguments.
+func lineOptions(batch *jobOptions, name string, args []string) (*jobOptions, []string, error) {
+	o := newJobOptions()
+	flags := lineFlags(o)
+	if err := checkFlags(flags, args); err != nil {
+		msg := err.Error()
+		if fe := (*flagError)(nil); errors.As(err, &fe) && fe.why == "" {
+			flag := "--" + strings.TrimLeft(fe.typed, "-")
+			msg = "no such flag for a manifest line: " + flag
+			if flag == "--output" || flag == "--strategies" || flag == "--resume" {
+				msg += " (outputs are the batch's own: give them to gpump batch)"
+			}
+		}
+		return nil, nil, fmt.Errorf("manifest flags: %s", msg)
 	}
-	return l.line.Lookup(name).Value.(flag.Getter).Get(), true
-}
-
-// ownSet reports whether the manifest line gives the flag: see explicit.
-func (l layered) ownSet(name string) bool {
-	_, ok := l.lineValue(name)
-	return ok
-}
-
-func (l layered) IsSet(name string) bool {
-	_, ok := l.lineValue(name)
-	return ok || l.batch.IsSet(name)
-}
-
-// lineOr returns the manifest line's value of the flag name if the line
-// gives it, else get(name), the batch command line's.
-func lineOr[T any](l layered, name string, get func(string) T) T {
-	if v, ok := l.lineValue(name); ok {
-		return v.(T)
+	set := flag.NewFlagSet(name, flag.ContinueOnError)
+	set.SetOutput(io.Discard)
+	for _, f := range flags {
+		if err := f.Apply(set); err != nil {
+			return nil, nil, err
+		}
 	}
-	return get(name)
+	// The flags wrote their defaults; the batch's values replace them,
+	// and the line's own replace those.
+	o.copyFrom(batch)
+	if err := set.Parse(args); err != nil {
+		return nil, nil, fmt.Errorf("manifest flags: %w", err)
+	}
+	o.own = map[string]bool{}
+	set.Visit(func(f *flag.Flag) { o.own[f.Name] = true })
+	o.given = maps.Clone(batch.given)
+	if o.given == nil {
+		o.given = map[string]bool{}
+	}
+	maps.Copy(o.given, o.own)
+	var pos []string
+	for _, a := range set.Args() {
+		if a != "--" {
+			pos = append(pos, a)
+		}
+	}
+	return o, pos, nil
 }
 
-func (l layered) String(name string) string   { return lineOr(l, name, l.batch.String) }
-func (l layered) Int(name string) int         { return lineOr(l, name, l.batch.Int) }
-func (l layered) Uint64(name string) uint64   { return lineOr(l, name, l.batch.Uint64) }
-func (l layered) Float64(name string) float64 { return lineOr(l, name, l.batch.Float64) }
-func (l layered) Bool(name string) bool       { return lineOr(l, name, l.batch.Bool) }
-
-func (l layered) Duration(name string) time.Duration {
-	return lineOr(l, name, l.batch.Duration)
+// lineFlags are the flags a manifest line may give, bound to o.
+func lineFlags(o *jobOptions) []cli.Flag {
+	f := append(inputFlags(o), genFlags(&o.gen, &o.g)...)
+	return append(f, solverFlags(o)...)
 }
 
 // listing builds a batch's instances from its arguments and manifest.

@@ -2,12 +2,14 @@ package main
 
 import (
 	"fmt"
+	"github.com/gpump/gpump/internal/memlimit"
 	"time"
 
 	"github.com/urfave/cli/v2"
 	"gorgonia.org/tensor"
 
 	"github.com/gpump/gpump/datasets"
+	"github.com/gpump/gpump/games"
 	"github.com/gpump/gpump/solver"
 
 	"github.com/gpump/gpump/internal/bench"
@@ -105,7 +107,7 @@ func benchAction(c *cli.Context) error {
 	if c.IsSet("games") {
 		return benchGames(c, m, n, dt)
 	}
-	if err := checkMemory(m, n, int(dt.Size())); err != nil {
+	if err := memlimit.Check(m, n, int(dt.Size())); err != nil {
 		return err
 	}
 	b, closeB, err := openDevice(c.String("device"), threadsOf(c))
@@ -185,29 +187,29 @@ type benchGamesOutput struct {
 
 // benchGames times SolveBatch on seeded uniform games.
 func benchGames(c *cli.Context, m, n int, dt tensor.Dtype) error {
-	games := c.Int("games")
+	count := c.Int("games")
 	eps := c.Float64("eps")
 	switch {
-	case games < 1:
-		return fmt.Errorf("--games must be at least 1, got %d", games)
+	case count < 1:
+		return fmt.Errorf("--games must be at least 1, got %d", count)
 	case !(eps > 0 && eps < 1):
 		return fmt.Errorf("--eps must be in (0, 1), got %v", eps)
 	case c.Bool("lockstep") && c.String("device") != "cpu":
 		return fmt.Errorf("--lockstep is for the CPU: a batch on --device %s always runs in lockstep", c.String("device"))
 	}
-	if float64(m)*float64(n)*float64(games) > maxStackEntries {
-		return fmt.Errorf("--games %d of %d×%d is more than 2⁵⁰ entries", games, m, n)
+	if float64(m)*float64(n)*float64(count) > maxStackEntries {
+		return fmt.Errorf("--games %d of %d×%d is more than 2⁵⁰ entries", count, m, n)
 	}
-	if err := checkMemory(m*games, n, int(dt.Size())); err != nil {
+	if err := memlimit.Check(m*count, n, int(dt.Size())); err != nil {
 		return err
 	}
-	a := tensor.New(tensor.Of(dt), tensor.WithShape(games, m, n))
-	for k := range games {
+	a := tensor.New(tensor.Of(dt), tensor.WithShape(count, m, n))
+	for k := range count {
 		g, err := datasets.Uniform(dt, m, n, -1, 1, c.Uint64("seed")+uint64(k))
 		if err != nil {
 			return err
 		}
-		copyGame(a, k, g, 0)
+		games.CopyGame(a, k, g, 0)
 	}
 	batch, err := solver.NewBatch(a)
 	if err != nil {
@@ -238,7 +240,7 @@ func benchGames(c *cli.Context, m, n int, dt tensor.Dtype) error {
 		return err
 	}
 	el := time.Since(t0).Seconds()
-	out := benchGamesOutput{Games: games, M: m, N: n, Precision: precisionName(dt), Eps: eps, Workers: workers, Seconds: el, GamesPerSec: float64(games) / el,
+	out := benchGamesOutput{Games: count, M: m, N: n, Precision: precisionName(dt), Eps: eps, Workers: workers, Seconds: el, GamesPerSec: float64(count) / el,
 		Device: c.String("device"), Mode: "workers"}
 	if timed != nil {
 		out.Mode, out.Workers = "lockstep", 0
@@ -263,7 +265,7 @@ func benchGames(c *cli.Context, m, n int, dt tensor.Dtype) error {
 		out.SubgameSeconds += r.SubgameTime.Seconds()
 		out.MaxIterations = max(out.MaxIterations, r.Iterations)
 	}
-	out.MeanPasses = float64(passes) / float64(games)
+	out.MeanPasses = float64(passes) / float64(count)
 	out.PassGFLOPs = float64(passes) * 2 * float64(m) * float64(n) / el / 1e9
 	if c.Bool("json") {
 		return writeJSON(c.App.Writer, &out)
@@ -272,7 +274,7 @@ func benchGames(c *cli.Context, m, n int, dt tensor.Dtype) error {
 	if timed != nil {
 		how = "lockstep on " + out.Device
 	}
-	fmt.Fprintf(c.App.Writer, "%d games of %d x %d %s to relative gap %g, %s: %.3f s, %.0f games/s\n", games, m, n, out.Precision, eps, how, el, out.GamesPerSec)
+	fmt.Fprintf(c.App.Writer, "%d games of %d x %d %s to relative gap %g, %s: %.3f s, %.0f games/s\n", count, m, n, out.Precision, eps, how, el, out.GamesPerSec)
 	fmt.Fprintf(c.App.Writer, "converged %d, worst relative gap %.2g, %.0f passes a game, %.2f GFLOP/s in passes, %d subgame solves\n", out.Converged, out.WorstRelGap, out.MeanPasses, out.PassGFLOPs, out.SubgameSolves)
 	if timed != nil {
 		fmt.Fprintf(c.App.Writer, "%d batched calls (%d passes) in %d rounds, %.3f s in them, %.3f s on the host: the games' code %.3f core-s (parallel), the dispatch %.3f s (serial)\n",

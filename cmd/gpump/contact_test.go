@@ -120,6 +120,12 @@ func TestHelpVersionTypos(t *testing.T) {
 	if code != exitOK || stderr != "" || !strings.Contains(list, "COMMANDS:") || !strings.Contains(list, "solve") || !strings.Contains(list, "batch") {
 		t.Errorf("help: exit %d, %q:\n%s", code, stderr, list)
 	}
+	// gpump --help and -h print what gpump help prints.
+	for _, flag := range []string{"--help", "-h"} {
+		if code, out, stderr := gpump(t, flag); code != exitOK || stderr != "" || out != list {
+			t.Errorf("%s: exit %d, %q, and not what gpump help prints:\n%s", flag, code, stderr, out)
+		}
+	}
 	_, want, _ := gpump(t, "solve", "--help")
 	for _, args := range [][]string{{"help", "solve"}, {"h", "solve"}} {
 		if code, out, stderr := gpump(t, args...); code != exitOK || stderr != "" || out != want {

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"github.com/gpump/gpump/internal/memlimit"
 	"os"
 	"runtime"
 	"strings"
@@ -76,7 +77,7 @@ func listCPU() ([]deviceDesc, error) {
 	return []deviceDesc{{
 		Device: "cpu",
 		Name:   cpuModel(),
-		Memory: int64(totalMemory()),
+		Memory: int64(memlimit.Total()),
 		Detail: fmt.Sprintf("%d cores, %s kernels", runtime.NumCPU(), kernels),
 	}}, nil
 }

@@ -12,6 +12,7 @@ import (
 	"context"
 	"encoding/json"
 	"github.com/gpump/gpump/games"
+	"github.com/gpump/gpump/internal/memlimit"
 	"io"
 	"os"
 	"path/filepath"
@@ -35,7 +36,7 @@ const fullDiskEnv = "GPUMP_TEST_FILE_LIMIT"
 func TestMain(m *testing.M) {
 	if room := os.Getenv(asLimitEnv); room != "" {
 		n, _ := strconv.ParseUint(room, 10, 64)
-		n += mappedBytes()
+		n += memlimit.Mapped()
 		syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: n, Max: n})
 		os.Args = append([]string{"gpump"}, os.Args[1:]...)
 		main()

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/gpump/gpump/internal/memlimit"
 	"io"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/gpump/gpump/datasets"
+	"github.com/gpump/gpump/games"
 	"github.com/gpump/gpump/internal/atomicfile"
 )
 
@@ -20,7 +22,8 @@ func genCommand() *cli.Command {
 	for _, name := range datasets.GeneratorNames {
 		fmt.Fprintf(&help, "   %-11s %s\n", name, strings.ReplaceAll(datasets.GeneratorHelp(name), "\n", "\n               "))
 	}
-	flags := genFlags()[1:] // not --gen: the name is the argument
+	var g genOptions
+	flags := genFlags(nil, &g)[1:] // not --gen: the name is the argument
 	flags = append(flags,
 		&cli.StringFlag{Name: "precision", Value: "f64", Usage: "entry type: f64 or f32 (the float64 matrix rounded)"},
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "the file to write, atomically: .npy, .npz, .csv or .tsv"},
@@ -53,12 +56,18 @@ Examples:
    gpump gen nemirovski:n=1000,family=2,alpha=1 --precision f32 -o nem.npy
    gpump gen cyclic --n 5 -o rps.csv --header
    gpump gen uniform --m 64 --n 64 --count 4000 -o games.npy   # a batch`,
-		Flags:  flags,
-		Action: genAction,
+		Flags: flags,
+		Action: func(c *cli.Context) error {
+			given := map[string]bool{}
+			for _, name := range c.LocalFlagNames() {
+				given[name] = true
+			}
+			return genAction(c, &g, given)
+		},
 	}
 }
 
-func genAction(c *cli.Context) error {
+func genAction(c *cli.Context, g *genOptions, given map[string]bool) error {
 	log, err := newLogger(c, c.App.ErrWriter)
 	if err != nil {
 		return err
@@ -66,7 +75,7 @@ func genAction(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return errors.New("give one generator name (see gpump gen --help)")
 	}
-	spec, err := genSpec(c, c.Args().First())
+	spec, err := genSpec(c.Args().First(), g, given)
 	if err != nil {
 		return err
 	}
@@ -117,7 +126,7 @@ func genAction(c *cli.Context) error {
 	if float64(m)*float64(n)*float64(count) > maxStackEntries {
 		return fmt.Errorf("--count %d games of %d×%d is more than 2⁵⁰ entries", count, m, n)
 	}
-	if err := checkMemory(m*count, n, int(dt.Size())); err != nil {
+	if err := memlimit.Check(m*count, n, int(dt.Size())); err != nil {
 		return err
 	}
 	// A path that cannot be written fails now, not after the work.
@@ -193,7 +202,7 @@ func genStack(c *cli.Context, log interface{ Info(string, ...any) }, spec datase
 			if out == nil {
 				out = tensor.New(tensor.Of(dt), tensor.WithShape(count, m, n))
 			}
-			copyGame(out, k, a, 0)
+			games.CopyGame(out, k, a, 0)
 		}
 		return nil, nil
 	})

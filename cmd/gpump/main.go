@@ -11,6 +11,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -57,7 +58,10 @@ func main() {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
 	app.Metadata = map[string]any{"args": args}
-	err := app.RunContext(ctx, interspersed(app, args))
+	err := checkArgs(app, args)
+	if err == nil {
+		err = app.RunContext(ctx, interspersed(app, args))
+	}
 	var st exitStatus
 	var ie *interruptedError
 	switch {
@@ -154,10 +158,12 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			}
 			return cli.ShowAppHelp(c)
 		},
-		// A mistyped global flag is one line, as a subcommand's is.
+		// The flags were checked before (checkArgs): what is left is a
+		// value missing at the end, or --help, which the app's own help
+		// command hides from urfave/cli.
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
-			if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -"); ok {
-				return fmt.Errorf("unknown flag %s (see gpump help)", typedFlag(name, c.App.Metadata["args"]))
+			if errors.Is(err, flag.ErrHelp) {
+				return cli.ShowAppHelp(c)
 			}
 			return fmt.Errorf("%v (see gpump help)", err)
 		},
@@ -169,53 +175,39 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	}
 	for _, cmd := range app.Commands {
 		withForce(cmd)
-		// A mistyped flag is one line pointing at the help, not the whole
-		// help page.
+		// A flag value missing at the end is one line pointing at the
+		// help, not the whole help page.
 		cmd.OnUsageError = func(c *cli.Context, err error, _ bool) error {
-			msg := err.Error()
-			args := c.App.Metadata["args"]
-			if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
-				return unknownFlag(cmd.Name, name, args)
-			}
-			// "invalid value "5" for flag -time-limit: parse error"
-			if k := strings.Index(msg, " for flag -"); k >= 0 {
-				rest := msg[k+len(" for flag -"):]
-				name, tail, _ := strings.Cut(rest, ":")
-				msg = msg[:k] + " for " + typedFlag(name, args) + ":" + tail
-			}
-			if strings.Contains(msg, "time-limit") {
-				msg += " (a duration has a unit: 90s, 5m, 1h30m)"
-			}
-			return fmt.Errorf("%s (see gpump %s --help)", msg, cmd.Name)
+			return fmt.Errorf("%v (see gpump %s --help)", err, cmd.Name)
 		}
 	}
 	return app
 }
 
-// typedFlag returns the flag name as it was typed in args, with one dash
-// or two; "--name" if it is not found there.
-func typedFlag(name string, args any) string {
-	list, _ := args.([]string)
-	for _, a := range list {
-		if a == "--" {
-			break
-		}
-		if n, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "="); n == name && strings.HasPrefix(a, "-") {
-			typed, _, _ := strings.Cut(a, "=")
-			return typed
-		}
+// checkArgs checks the flags of the command line (checkFlags): those of
+// the command named, else the app's own.
+func checkArgs(app *cli.App, args []string) error {
+	if len(args) < 2 {
+		return nil
 	}
-	return "--" + name
-}
-
-// unknownFlag is the error for the flag name that cmd does not define,
-// spelled as it was typed.
-func unknownFlag(cmd, name string, args any) error {
-	typed := typedFlag(name, args)
-	if !strings.HasPrefix(typed, "--") && strings.ContainsAny(name, "./") {
-		return fmt.Errorf("unknown flag %s: a file whose name starts with a dash goes after --: gpump %s -- %s", typed, cmd, typed)
+	for _, cmd := range app.Commands {
+		if !cmd.HasName(args[1]) {
+			continue
+		}
+		var fe *flagError
+		if err := checkFlags(cmd.Flags, interspersed(app, args)[2:]); errors.As(err, &fe) {
+			name := strings.TrimLeft(fe.typed, "-")
+			if fe.why == "" && !strings.HasPrefix(fe.typed, "--") && strings.ContainsAny(name, "./") {
+				return fmt.Errorf("unknown flag %s: a file whose name starts with a dash goes after --: gpump %s -- %s", fe.typed, cmd.Name, fe.typed)
+			}
+			return fmt.Errorf("%w (see gpump %s --help)", err, cmd.Name)
+		}
+		return nil
 	}
-	return fmt.Errorf("unknown flag %s (see gpump %s --help)", typed, cmd)
+	if err := checkFlags(append(app.Flags, cli.VersionFlag), args[1:]); err != nil {
+		return fmt.Errorf("%w (see gpump help)", err)
+	}
+	return nil
 }
 
 // helpCommand is "gpump help [COMMAND]", as in git and gh: the list of

@@ -63,7 +63,7 @@ func FuzzManifest(f *testing.F) {
 			}
 			set := flag.NewFlagSet(in.name, flag.ContinueOnError)
 			set.SetOutput(io.Discard)
-			for _, fl := range lineFlags() {
+			for _, fl := range lineFlags(newJobOptions()) {
 				if err := fl.Apply(set); err != nil {
 					t.Fatal(err)
 				}

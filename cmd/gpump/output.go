@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/gpump/gpump/internal/gapplot"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -28,7 +29,7 @@ type outputs struct {
 	human      bool   // a summary on standard output, a terminal
 	strategies string
 	trace      *traceRecorder
-	plot       *plotRecorder
+	plot       *gapplot.Recorder
 	prog       solver.Recorder // the progress bar or log lines, or nil
 }
 
@@ -76,7 +77,7 @@ func planOutputs(c *cli.Context, prog solver.Recorder, inputs fileList) (*output
 		o.trace = newTrace(c.Context, path, c.Int("trace-every"))
 	}
 	if plot != "" {
-		o.plot = &plotRecorder{path: plot}
+		o.plot = &gapplot.Recorder{Path: plot}
 	}
 	return o, nil
 }
@@ -199,10 +200,10 @@ func (o *outputs) finish(c *cli.Context, log *slog.Logger, title string, v any, 
 		}
 	}
 	if o.plot != nil {
-		if err := writeFile("--plot", o.plot.path, func(w io.Writer) error { return o.plot.draw(w, title) }); err != nil {
+		if err := writeFile("--plot", o.plot.Path, func(w io.Writer) error { return o.plot.Draw(w, title) }); err != nil {
 			failed = append(failed, err)
 		} else {
-			log.Info("wrote plot", "file", o.plot.path)
+			log.Info("wrote plot", "file", o.plot.Path)
 		}
 	}
 	if o.result == "" {

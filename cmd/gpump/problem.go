@@ -17,14 +17,14 @@ import (
 
 // problemFlags choose one of the solver's built-in problems of the paper's
 // other settings instead of a matrix game.
-func problemFlags() []cli.Flag {
+func problemFlags(o *solveOptions) []cli.Flag {
 	var names []string
 	for _, p := range problems.All() {
 		names = append(names, fmt.Sprintf("%s (%s, %s)", p.Name, p.Setting, p.SizeParam))
 	}
 	return []cli.Flag{
-		&cli.StringFlag{Name: "problem", Usage: "solve a built-in problem of one of the paper's settings instead of a game: " + strings.Join(names, "; ")},
-		&cli.IntFlag{Name: "size", Usage: "size of --problem", DefaultText: "the problem's"},
+		&cli.StringFlag{Name: "problem", Destination: &o.problem, Usage: "solve a built-in problem of one of the paper's settings instead of a game: " + strings.Join(names, "; ")},
+		&cli.IntFlag{Name: "size", Destination: &o.size, Usage: "size of --problem", DefaultText: "the problem's"},
 		// Without --algo a problem runs the paper's rule for its setting.
 	}
 }
@@ -58,7 +58,7 @@ type problemOutput struct {
 }
 
 // checkProblemFlags refuses the flags that describe a matrix game.
-func checkProblemFlags(c flagGetter, args []string) error {
+func checkProblemFlags(o *solveOptions, args []string) error {
 	if len(args) > 0 {
 		return errors.New("give a payoff file or --problem, not both")
 	}
@@ -69,32 +69,32 @@ func checkProblemFlags(c flagGetter, args []string) error {
 	gameOnly := []string{"gen", "format", "key", "mmap", "precision", "setup", "strategies",
 		"threads", "oracle", "batch", "gap-every", "oracle-seed", "sample-transposed"}
 	for _, name := range append(gameOnly, genKeys...) {
-		if explicit(c, name) && name != "seed" {
+		if o.own[name] && name != "seed" {
 			return fmt.Errorf("--%s applies to matrix games, not to --problem", name)
 		}
 	}
-	if c.String("device") != "cpu" {
+	if o.device != "cpu" {
 		return errors.New("--problem runs in Go on the CPU: leave --device at cpu")
 	}
-	if c.Int("size") < 0 {
-		return fmt.Errorf("--size must be >= 0, got %d", c.Int("size"))
+	if o.size < 0 {
+		return fmt.Errorf("--size must be >= 0, got %d", o.size)
 	}
 	return nil
 }
 
 // runProblem solves a built-in problem.
-func runProblem(ctx context.Context, c flagGetter, j *job, rec solver.Recorder, log *slog.Logger) (*problemOutput, solver.Status, error) {
+func runProblem(ctx context.Context, o *solveOptions, j *job, rec solver.Recorder, log *slog.Logger) (*problemOutput, solver.Status, error) {
 	seed := uint64(1)
-	if c.IsSet("seed") {
-		seed = c.Uint64("seed")
+	if o.given["seed"] {
+		seed = o.g.seed
 	}
-	prob, info, err := problems.New(c.String("problem"), c.Int("size"), seed)
+	prob, info, err := problems.New(o.problem, o.size, seed)
 	if err != nil {
 		return nil, 0, err
 	}
 	// Without --algo, the rule the paper prescribes for the setting.
-	if !c.IsSet("algo") {
-		if j.method, err = configureMethod(c, info.Rule); err != nil {
+	if !o.given["algo"] {
+		if j.method, err = configureMethod(o.jobOptions, info.Rule); err != nil {
 			return nil, 0, err
 		}
 	}

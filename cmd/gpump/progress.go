@@ -25,7 +25,7 @@ import (
 // how the input was read (levelNote), the warnings and the errors. Logs
 // (stderr not a terminal) keep every line. Flags that a command lacks read
 // as their zero values, which mean text logs.
-func newLogger(c flagGetter, w io.Writer) (*slog.Logger, error) {
+func newLogger(c *cli.Context, w io.Writer) (*slog.Logger, error) {
 	if c.Bool("quiet") && c.Bool("verbose") {
 		return nil, errors.New("--quiet and --verbose contradict each other: give one")
 	}
@@ -63,7 +63,7 @@ const levelNote = slog.LevelInfo + 2
 // quietTerminal reports whether w, the standard error, is a terminal on
 // which only notes, warnings and errors are shown: without --verbose or
 // --quiet.
-func quietTerminal(c flagGetter, w io.Writer) bool {
+func quietTerminal(c *cli.Context, w io.Writer) bool {
 	if cw, ok := w.(clearingWriter); ok {
 		w = cw.w
 	}

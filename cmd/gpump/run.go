@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/gpump/gpump/games"
+	"github.com/gpump/gpump/internal/memlimit"
 	"log/slog"
 	"math"
 	"os"
@@ -20,9 +21,8 @@ import (
 // maxThreads bounds --threads: more workers than this only add overhead.
 const maxThreads = 1024
 
-// f32Rounding bounds |x − fl32(x)| / max |fl32(A)|: 2⁻²⁴ relative rounding,
-// with max |A| itself possibly rounded down by that much.
-const f32Rounding = 0x1p-24 * (1 + 0x1p-24)
+// f32Rounding is the rounding of float32 storage (games.Float32Rounding).
+const f32Rounding = games.Float32Rounding
 
 // loaded is a payoff matrix ready to solve.
 type loaded struct {
@@ -65,7 +65,7 @@ func (j *job) load(ctx context.Context) (*loaded, error) {
 			size = 4
 		}
 		if !j.mmap {
-			if err := checkSolveMemory(info.Rows, info.Cols, size); err != nil {
+			if err := memlimit.CheckSolve(info.Rows, info.Cols, size); err != nil {
 				return nil, fmt.Errorf("%s: %w", j.path, err)
 			}
 		}
@@ -121,7 +121,7 @@ func (j *job) generate() (*loaded, error) {
 	if m == 0 {
 		m = n
 	}
-	if err := checkSolveMemory(m, n, size); err != nil {
+	if err := memlimit.CheckSolve(m, n, size); err != nil {
 		return nil, err
 	}
 	var err error
@@ -155,24 +155,14 @@ func (j *job) run(ctx context.Context, rec solver.Recorder, log *slog.Logger) (*
 	if l.watchErr != nil {
 		log.Warn("the mapped file is not protected: truncating it during the solve would crash this process", "reason", l.watchErr)
 	}
-	ctx, stopGuard := games.Guard(ctx, l.changed)
-	defer stopGuard()
-
-	game, err := solver.NewMatrixGame(l.a)
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := game.SetStorageExponent(l.exp); err != nil {
-		return nil, nil, err
-	}
-	s := j.s
-	s.Recorder = rec
+	opt := &games.Options{Settings: j.s, Method: j.method, Sampled: j.sampled}
+	opt.Settings.Recorder = rec
 	if j.initPath != "" {
 		w, err := games.ReadWarmStart(j.initPath)
 		if err != nil {
 			return nil, nil, fmt.Errorf("--init: %w", err)
 		}
-		if s.Init, err = w.Pair(m, n); err != nil {
+		if opt.Settings.Init, err = w.Pair(m, n); err != nil {
 			return nil, nil, fmt.Errorf("--init: %w", err)
 		}
 	}
@@ -181,43 +171,18 @@ func (j *job) run(ctx context.Context, rec solver.Recorder, log *slog.Logger) (*
 		return nil, nil, err
 	}
 	defer closeBackend()
-	if err := game.Place(backend); err != nil {
-		return nil, nil, err
+	opt.Backend = backend
+	log.Info("solving", "algorithm", j.method.Name(), "device", backend.Name(), "threads", j.threads, "kernels", kernelsOf(backend), "target_relative_gap", opt.Settings.RelGap)
+	g := &games.Game{A: l.a, Exp: l.exp, Source: l.source, Format: l.format, Rounding: l.rounding, KnownValue: l.known, Changed: l.changed}
+	out, res, err := games.Solve(ctx, g, opt)
+	if res != nil {
+		log.Info("finished", "status", res.Status.String(), "gap", res.Gap, "relative_gap", res.RelGap,
+			"iterations", res.Iterations, "seconds", round3(res.Runtime.Seconds()))
 	}
-	defer game.Close()
-	var problem solver.Problem = game
-	if j.sampled != nil {
-		sg := *j.sampled
-		sg.Game = game
-		problem = &sg
+	if out != nil {
+		out.Source, out.LoadSeconds, out.Threads = displayName(l.source), load.Seconds(), j.threads
 	}
-	method := j.method
-	log.Info("solving", "algorithm", j.method.Name(), "device", backend.Name(), "threads", j.threads, "kernels", kernelsOf(backend), "target_relative_gap", s.RelGap)
-	res, err := solver.Solve(ctx, problem, &s, method)
-	if err != nil && (res == nil || !errors.Is(err, solver.ErrMatrixFault)) {
-		return nil, nil, err
-	}
-	fault := err
-	log.Info("finished", "status", res.Status.String(), "gap", res.Gap, "relative_gap", res.RelGap,
-		"iterations", res.Iterations, "seconds", round3(res.Runtime.Seconds()))
-	out := games.NewReport(res, &s)
-	out.KnownValue, out.LoadSeconds = l.known, load.Seconds()
-	out.Source, out.Format, out.M, out.N = displayName(l.source), l.format, m, n
-	out.Precision, out.MaxAbsEntry, out.RoundingBound = precisionName(l.a.Dtype()), game.MaxAbs(), l.rounding*game.MaxAbs()
-	out.Device, out.Threads, out.Kernels = backend.Name(), j.threads, kernelsOf(backend)
-	if j.sampled != nil {
-		out.Oracle, out.Batch = "sampled", j.sampled.Batch
-		if out.Batch == 0 {
-			out.Batch = solver.DefaultBatch
-		}
-	}
-	if mp, ok := j.method.(*solver.MirrorProx); ok {
-		out.Setup = mp.Setup.String()
-	}
-	if fault != nil {
-		return out, res, fmt.Errorf("%s: %w", l.source, fault)
-	}
-	return out, res, games.Changed(ctx, l.source)
+	return out, res, err
 }
 
 // round3 keeps three decimals, for log lines.

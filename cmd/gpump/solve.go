@@ -14,10 +14,18 @@ import (
 	"github.com/gpump/gpump/solver"
 )
 
+// solveOptions are gpump solve's flags but the outputs' (planOutputs).
+type solveOptions struct {
+	*jobOptions
+	problem string // --problem
+	size    int    // --size of a problem
+}
+
 func solveCommand() *cli.Command {
-	flags := append(inputFlags(), genFlags()...)
-	flags = append(flags, problemFlags()...)
-	flags = append(flags, solverFlags()...)
+	o := &solveOptions{jobOptions: newJobOptions()}
+	flags := append(inputFlags(o.jobOptions), genFlags(&o.gen, &o.g)...)
+	flags = append(flags, problemFlags(o)...)
+	flags = append(flags, solverFlags(o.jobOptions)...)
 	flags = append(flags, outputFlags()...)
 	return &cli.Command{
 		Name:      "solve",
@@ -43,8 +51,11 @@ Examples:
    gpump solve big.npy --mmap --strategies strategies.npz --quiet -o result.json
    gpump solve --problem lad-lasso --algo ga-bounded --eps 1e-2 --plot gap.svg
    gpump solve --gen uniform:m=20000,n=20000 --oracle sampled --batch 256 --eps 1e-2`,
-		Flags:  flags,
-		Action: solveAction,
+		Flags: flags,
+		Action: func(c *cli.Context) error {
+			o.bind(c)
+			return solveAction(c, o)
+		},
 	}
 }
 
@@ -63,7 +74,7 @@ func outputFlags() []cli.Flag {
 	}
 }
 
-func solveAction(c *cli.Context) error {
+func solveAction(c *cli.Context, o *solveOptions) error {
 	prog, log, err := progressLogger(c)
 	if err != nil {
 		return err
@@ -76,10 +87,10 @@ func solveAction(c *cli.Context) error {
 	} else if c.Bool("quiet") {
 		shown = nil
 	}
-	if c.String("problem") != "" {
-		return problemAction(c, log, shown)
+	if o.problem != "" {
+		return problemAction(c, o, log, shown)
 	}
-	j, err := newJob(c, c.Args().Slice(), nil)
+	j, err := newJob(o.jobOptions, c.Args().Slice(), nil)
 	if err != nil {
 		return err
 	}
@@ -175,59 +186,6 @@ func precisionName(dt tensor.Dtype) string {
 	return "f64"
 }
 
-// memoryLimit is a bound on the memory the process may still take, in
-// bytes, and what it is, in words.
-type memoryLimit struct {
-	bytes uint64
-	what  string
-}
-
-// memoryMargin is what a matrix needs on top of its entries: the runtime's
-// own (its heap grows in 64 MiB arenas, and the address space an
-// allocation reserves is larger than the allocation), the strategies and
-// the buffers of the read (4000×4000 float64, 128 MB, needed 250 MB more
-// address space than the process had mapped, measured with ulimit -v).
-const memoryMargin = 192 << 20
-
-// checkMemory refuses a matrix of m×n entries of size bytes that the
-// process cannot hold: one that needs more than the machine's memory, the
-// memory available now, the room under its control group's limit or under
-// ulimit -v (see memoryLimits). Allocating it would end the process with
-// the runtime's "out of memory" and a dump of every goroutine, or with
-// the kernel's SIGKILL and no word at all; refused, it is one line and
-// exit status 1.
-func checkMemory(m, n, size int) error {
-	return checkBytes(m, n, float64(m)*float64(n)*float64(size))
-}
-
-// solveVectors bounds the float64 vectors of length m + n a solve holds
-// (strategies, their averages, the products A q and Aᵀp, the best points):
-// for a tall matrix (3·10⁹×1) they, not the entries, are what counts.
-const solveVectors = 16
-
-// checkSolveMemory is checkMemory for a solve: the matrix and its vectors.
-func checkSolveMemory(m, n, size int) error {
-	return checkBytes(m, n, float64(m)*float64(n)*float64(size)+solveVectors*8*(float64(m)+float64(n)))
-}
-
-// checkBytes refuses an m×n matrix whose work needs need bytes.
-func checkBytes(m, n int, need float64) error {
-	for _, l := range memoryLimits() {
-		if need+memoryMargin > float64(l.bytes) {
-			return fmt.Errorf("a %d×%d matrix needs %s (and %s more to work), more than %s", m, n, gb(uint64(need)), gb(memoryMargin), l.what)
-		}
-	}
-	return nil
-}
-
-// gb writes a number of bytes in GB, or MB below 1 GB.
-func gb(b uint64) string {
-	if b < 1e9 {
-		return fmt.Sprintf("%.0f MB", float64(b)/1e6)
-	}
-	return fmt.Sprintf("%.1f GB", float64(b)/1e9)
-}
-
 // writeJSON writes v to w as indented JSON, leaving '<', '>' and '&' (in
 // dtypes and messages) as they are.
 func writeJSON(w io.Writer, v any) error {
@@ -242,12 +200,12 @@ func writeJSON(w io.Writer, v any) error {
 // problemAction is gpump solve --problem: a built-in problem of one of the
 // paper's settings, solved in Go, with the same outputs as a game except
 // the strategies (the point is in the JSON as "solution").
-func problemAction(c *cli.Context, log *slog.Logger, prog solver.Recorder) error {
-	if err := checkProblemFlags(c, c.Args().Slice()); err != nil {
+func problemAction(c *cli.Context, o *solveOptions, log *slog.Logger, prog solver.Recorder) error {
+	if err := checkProblemFlags(o, c.Args().Slice()); err != nil {
 		return err
 	}
 	j := &job{}
-	if err := j.configure(c); err != nil {
+	if err := j.configure(o.jobOptions); err != nil {
 		return err
 	}
 	outs, err := planOutputs(c, prog, nil)
@@ -255,7 +213,7 @@ func problemAction(c *cli.Context, log *slog.Logger, prog solver.Recorder) error
 		return err
 	}
 	defer outs.abort()
-	out, st, err := runProblem(c.Context, c, j, outs.recorder(), log)
+	out, st, err := runProblem(c.Context, o, j, outs.recorder(), log)
 	if err != nil {
 		return err
 	}

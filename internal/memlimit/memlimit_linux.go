@@ -1,4 +1,4 @@
-package main
+package memlimit
 
 import (
 	"bufio"
@@ -11,8 +11,8 @@ import (
 	"syscall"
 )
 
-// totalMemory returns the machine's RAM in bytes (0 if unknown).
-func totalMemory() uint64 {
+// Total returns the machine's RAM in bytes (0 if unknown).
+func Total() uint64 {
 	var si syscall.Sysinfo_t
 	if syscall.Sysinfo(&si) != nil {
 		return 0
@@ -20,30 +20,30 @@ func totalMemory() uint64 {
 	return uint64(si.Totalram) * uint64(si.Unit)
 }
 
-// memoryLimits returns what bounds the memory this process may still take,
+// Limits returns what bounds the memory this process may still take,
 // each with the words that say what it is: the memory the kernel says is
 // available (free, and caches it can drop; MemAvailable), the room left
 // under the memory limit of each control group the process is in (cgroup v2
 // memory.max, v1 memory.limit_in_bytes, less their current use), and the
 // room left in its address space under ulimit -v (RLIMIT_AS, less what is
 // mapped now). Unknown ones are left out.
-func memoryLimits() []memoryLimit {
-	var out []memoryLimit
-	if total := totalMemory(); total > 0 {
-		out = append(out, memoryLimit{total, fmt.Sprintf("the machine's %s", gb(total))})
+func Limits() []Limit {
+	var out []Limit
+	if total := Total(); total > 0 {
+		out = append(out, Limit{total, fmt.Sprintf("the machine's %s", gb(total))})
 	}
 	if avail, ok := meminfo("MemAvailable"); ok {
-		out = append(out, memoryLimit{avail, fmt.Sprintf("the %s of memory available", gb(avail))})
+		out = append(out, Limit{avail, fmt.Sprintf("the %s of memory available", gb(avail))})
 	}
 	out = append(out, cgroupLimits()...)
 	var rl syscall.Rlimit
 	if syscall.Getrlimit(syscall.RLIMIT_AS, &rl) == nil && rl.Cur != ^uint64(0) && rl.Cur < 1<<62 {
-		used := mappedBytes()
+		used := Mapped()
 		left := uint64(0)
 		if rl.Cur > used {
 			left = rl.Cur - used
 		}
-		out = append(out, memoryLimit{left, fmt.Sprintf("the %s of address space left under ulimit -v (%s, %s mapped)", gb(left), gb(rl.Cur), gb(used))})
+		out = append(out, Limit{left, fmt.Sprintf("the %s of address space left under ulimit -v (%s, %s mapped)", gb(left), gb(rl.Cur), gb(used))})
 	}
 	return out
 }
@@ -76,8 +76,8 @@ func meminfo(field string) (uint64, bool) {
 	return 0, false
 }
 
-// mappedBytes is the process's virtual memory size (/proc/self/statm).
-func mappedBytes() uint64 {
+// Mapped is the process's virtual memory size (/proc/self/statm).
+func Mapped() uint64 {
 	b, err := os.ReadFile("/proc/self/statm")
 	if err != nil {
 		return 0
@@ -93,12 +93,12 @@ func mappedBytes() uint64 {
 // cgroupLimits returns the room under the memory limits of the process's
 // control groups, its own and those above it (a limit of any of them
 // stops it), cgroup v2 and v1 alike.
-func cgroupLimits() []memoryLimit {
+func cgroupLimits() []Limit {
 	b, err := os.ReadFile("/proc/self/cgroup")
 	if err != nil {
 		return nil
 	}
-	var out []memoryLimit
+	var out []Limit
 	seen := map[string]bool{}
 	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
 		f := strings.SplitN(line, ":", 3)
@@ -133,7 +133,7 @@ func cgroupLimits() []memoryLimit {
 }
 
 // cgroupRoom reads the limit and the use of the cgroup directory dir.
-func cgroupRoom(dir, maxFile, curFile string) (memoryLimit, bool) {
+func cgroupRoom(dir, maxFile, curFile string) (Limit, bool) {
 	read := func(name string) (uint64, bool) {
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
@@ -144,12 +144,12 @@ func cgroupRoom(dir, maxFile, curFile string) (memoryLimit, bool) {
 	}
 	limit, ok := read(maxFile) // "max" (no limit) does not parse
 	if !ok || limit >= 1<<62 {
-		return memoryLimit{}, false
+		return Limit{}, false
 	}
 	used, _ := read(curFile)
 	left := uint64(0)
 	if limit > used {
 		left = limit - used
 	}
-	return memoryLimit{left, fmt.Sprintf("the %s left under the control group's memory limit (%s, %s in use)", gb(left), gb(limit), gb(used))}, true
+	return Limit{left, fmt.Sprintf("the %s left under the control group's memory limit (%s, %s in use)", gb(left), gb(limit), gb(used))}, true
 }

@@ -1,4 +1,7 @@
-package main
+// Package gapplot draws a solve's duality gaps against its operator
+// evaluations on log-log axes (gpump solve --plot): a solver.Recorder that
+// keeps log-spaced points, and Draw.
+package gapplot
 
 import (
 	"fmt"
@@ -21,26 +24,26 @@ import (
 // evenly spread on its logarithmic axis, whatever the run's length.
 const plotStep = 1.002
 
-// plotRecorder keeps log-spaced points of the gaps against operator
+// Recorder keeps log-spaced points of the gaps against operator
 // evaluations and draws them on log-log axes.
-type plotRecorder struct {
-	path          string
+type Recorder struct {
+	Path          string // the file to be drawn: its extension is the format
 	method        string
 	best, avg, lt plotter.XYs
 	lastEvals     float64
 	final         solver.Record
 }
 
-var _ solver.Recorder = (*plotRecorder)(nil)
+var _ solver.Recorder = (*Recorder)(nil)
 
 // Init implements solver.Recorder.
-func (p *plotRecorder) Init(info *solver.Info) error {
+func (p *Recorder) Init(info *solver.Info) error {
 	p.method = info.Method
 	return nil
 }
 
 // Record implements solver.Recorder.
-func (p *plotRecorder) Record(r *solver.Record) error {
+func (p *Recorder) Record(r *solver.Record) error {
 	p.final = *r
 	e := float64(max(r.Evaluations, 1))
 	if len(p.best) > 0 && e < p.lastEvals*plotStep {
@@ -51,7 +54,7 @@ func (p *plotRecorder) Record(r *solver.Record) error {
 	return nil
 }
 
-func (p *plotRecorder) add(r *solver.Record, e float64) {
+func (p *Recorder) add(r *solver.Record, e float64) {
 	pos := func(x float64) bool { return x > 0 && !math.IsInf(x, 0) }
 	if pos(r.Gap) {
 		p.best = append(p.best, plotter.XY{X: e, Y: r.Gap})
@@ -64,8 +67,9 @@ func (p *plotRecorder) add(r *solver.Record, e float64) {
 	}
 }
 
-// draw draws the plot to w in the format of its file's extension.
-func (p *plotRecorder) draw(w io.Writer, title string) error {
+// Draw draws the plot, titled by the method and title, to w in the format
+// of Path's extension (png, svg, and gonum/plot's others).
+func (p *Recorder) Draw(w io.Writer, title string) error {
 	if e := float64(max(p.final.Evaluations, 1)); e != p.lastEvals {
 		p.add(&p.final, e)
 	}
@@ -124,7 +128,7 @@ func (p *plotRecorder) draw(w io.Writer, title string) error {
 		widen(&pl.X, false, p.best, p.avg, p.lt)
 		widen(&pl.Y, true, p.best, p.avg, p.lt)
 	}
-	wt, err := pl.WriterTo(7*vg.Inch, 4.5*vg.Inch, strings.TrimPrefix(strings.ToLower(filepath.Ext(p.path)), "."))
+	wt, err := pl.WriterTo(7*vg.Inch, 4.5*vg.Inch, strings.TrimPrefix(strings.ToLower(filepath.Ext(p.Path)), "."))
 	if err == nil {
 		_, err = wt.WriteTo(w)
 	}
