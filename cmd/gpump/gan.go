@@ -18,6 +18,7 @@ import (
 
 	"github.com/gpump/gpump/datasets"
 	"github.com/gpump/gpump/gan"
+	"github.com/gpump/gpump/gan/ganplot"
 	"github.com/gpump/gpump/internal/atomicfile"
 	"github.com/gpump/gpump/solver"
 )
@@ -235,9 +236,9 @@ func ganAction(c *cli.Context) error {
 		if p := c.String("plot"); p != "" {
 			ref := make([]float64, n*data.Dim)
 			data.Sample(ref, rand.New(rand.NewPCG(cfg.Seed, 3)))
-			fig := &ganFigure{data: ref, samples: pts, labels: labels, dim: data.Dim, name: data.Name, rounds: res.Rounds,
-				p: mix.P, sampled: mix.Weights(), explore: mix.Explore}
-			if err := writeFile("--plot", p, fig.draw); err != nil {
+			fig := &ganplot.Figure{Data: ref, Samples: pts, Labels: labels, Dim: data.Dim, Name: data.Name, Rounds: res.Rounds,
+				P: mix.P, Sampled: mix.Weights(), Explore: mix.Explore}
+			if err := writeFile("--plot", p, fig.Draw); err != nil {
 				failed = append(failed, err)
 			} else {
 				written = append(written, "plot in "+p)

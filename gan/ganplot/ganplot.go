@@ -1,4 +1,6 @@
-package main
+// Package ganplot draws a trained mixture of generators beside its data:
+// the figure that gpump gan --plot writes.
+package ganplot
 
 import (
 	"cmp"
@@ -16,20 +18,20 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 )
 
-// ganFigure is what gpump gan --plot draws: the data and the samples side
+// Figure is what gpump gan --plot draws: the data and the samples side
 // by side on the same axes (their first two coordinates), the samples
 // coloured by generator, a legend of the generators' colours, and under
 // them the weights of every generator in a bar chart scaled to the
 // largest: the game's p and, when the samples were drawn from p mixed with
 // uniform weights, those weights beside it.
-type ganFigure struct {
-	data, samples []float64 // row-major, dim columns
-	labels        []int     // the generator of each sample
-	dim           int
-	name          string    // of the data set
-	rounds        int       // trained
-	p, sampled    []float64 // the game's weights; those the samples were drawn with
-	explore       float64   // the share of uniform weight in sampled
+type Figure struct {
+	Data, Samples []float64 // row-major, Dim columns
+	Labels        []int     // the generator of each sample
+	Dim           int
+	Name          string    // of the data set
+	Rounds        int       // trained
+	P, Sampled    []float64 // the game's weights; those the samples were drawn with
+	Explore       float64   // the share of uniform weight in Sampled
 }
 
 // The figure's size, and its parts': the title band, the top row (data,
@@ -76,14 +78,14 @@ func hsv(h float64) (r, g, b uint8) {
 
 // axisRange is the square range of the first two coordinates of both
 // point sets, with a margin of 5 %.
-func (f *ganFigure) axisRange() (lo, hi float64) {
+func (f *Figure) axisRange() (lo, hi float64) {
 	lo, hi = math.Inf(1), math.Inf(-1)
-	for _, set := range [][]float64{f.data, f.samples} {
-		for i := 0; i+1 < len(set) && f.dim >= 2; i += f.dim {
+	for _, set := range [][]float64{f.Data, f.Samples} {
+		for i := 0; i+1 < len(set) && f.Dim >= 2; i += f.Dim {
 			lo, hi = min(lo, set[i], set[i+1]), max(hi, set[i], set[i+1])
 		}
 	}
-	if f.dim < 2 || !(hi > lo) || math.IsInf(hi-lo, 0) {
+	if f.Dim < 2 || !(hi > lo) || math.IsInf(hi-lo, 0) {
 		lo, hi = -1, 1
 	}
 	span := hi - lo
@@ -91,24 +93,24 @@ func (f *ganFigure) axisRange() (lo, hi float64) {
 }
 
 // points returns the first two coordinates of the rows of set.
-func (f *ganFigure) points(set []float64) plotter.XYs {
-	if f.dim < 2 {
+func (f *Figure) points(set []float64) plotter.XYs {
+	if f.Dim < 2 {
 		return nil
 	}
-	xys := make(plotter.XYs, 0, len(set)/f.dim)
-	for i := 0; i+1 < len(set); i += f.dim {
+	xys := make(plotter.XYs, 0, len(set)/f.Dim)
+	for i := 0; i+1 < len(set); i += f.Dim {
 		xys = append(xys, plotter.XY{X: set[i], Y: set[i+1]})
 	}
 	return xys
 }
 
 // scatterPlot is a panel of points on the square range [lo, hi]².
-func (f *ganFigure) scatterPlot(title string, lo, hi float64) *plot.Plot {
+func (f *Figure) scatterPlot(title string, lo, hi float64) *plot.Plot {
 	pl := plot.New()
 	pl.Title.Text = title
 	pl.X.Label.Text, pl.Y.Label.Text = "x₁", "x₂"
-	if f.dim > 2 {
-		pl.X.Label.Text = fmt.Sprintf("x₁ (the first two of %d coordinates)", f.dim)
+	if f.Dim > 2 {
+		pl.X.Label.Text = fmt.Sprintf("x₁ (the first two of %d coordinates)", f.Dim)
 	}
 	pl.X.Min, pl.X.Max, pl.Y.Min, pl.Y.Max = lo, hi, lo, hi
 	pl.Add(plotter.NewGrid())
@@ -122,11 +124,11 @@ func glyph(c color.Color, r vg.Length) draw.GlyphStyle {
 
 // plots returns the figure's panels: the data, the samples, and the
 // weights, and the legend of the generators' colours.
-func (f *ganFigure) plots() (data, samples, weights *plot.Plot, legend plot.Legend, err error) {
+func (f *Figure) plots() (data, samples, weights *plot.Plot, legend plot.Legend, err error) {
 	lo, hi := f.axisRange()
-	n, m := len(f.data)/max(f.dim, 1), len(f.samples)/max(f.dim, 1)
-	data = f.scatterPlot(fmt.Sprintf("data: %d points of %s", n, f.name), lo, hi)
-	if xys := f.points(f.data); len(xys) > 0 {
+	n, m := len(f.Data)/max(f.Dim, 1), len(f.Samples)/max(f.Dim, 1)
+	data = f.scatterPlot(fmt.Sprintf("data: %d points of %s", n, f.Name), lo, hi)
+	if xys := f.points(f.Data); len(xys) > 0 {
 		sc, err := plotter.NewScatter(xys)
 		if err != nil {
 			return nil, nil, nil, legend, err
@@ -137,13 +139,13 @@ func (f *ganFigure) plots() (data, samples, weights *plot.Plot, legend plot.Lege
 		data.Legend.Top = true
 	}
 	samples = f.scatterPlot(fmt.Sprintf("samples: %d from the trained mixture, by generator", m), lo, hi)
-	if xys := f.points(f.samples); len(xys) > 0 {
+	if xys := f.points(f.Samples); len(xys) > 0 {
 		sc, err := plotter.NewScatter(xys)
 		if err != nil {
 			return nil, nil, nil, legend, err
 		}
 		sc.GlyphStyleFunc = func(i int) draw.GlyphStyle {
-			c := ganColor(f.labels[i])
+			c := ganColor(f.Labels[i])
 			c.A = 150
 			return glyph(c, 1.1)
 		}
@@ -158,22 +160,22 @@ func (f *ganFigure) plots() (data, samples, weights *plot.Plot, legend plot.Lege
 }
 
 // colorLegend names the colours of the heaviest generators, by p.
-func (f *ganFigure) colorLegend() (plot.Legend, error) {
+func (f *Figure) colorLegend() (plot.Legend, error) {
 	l := plot.NewLegend()
 	l.Top, l.Left = true, true
 	l.Padding = vg.Points(3)
-	order := make([]int, len(f.p))
+	order := make([]int, len(f.P))
 	for k := range order {
 		order[k] = k
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(f.p[b], f.p[a]) })
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(f.P[b], f.P[a]) })
 	for _, k := range order[:min(len(order), ganLegendMax)] {
 		sc, err := plotter.NewScatter(plotter.XYs{{}})
 		if err != nil {
 			return l, err
 		}
 		sc.GlyphStyle = glyph(ganColor(k), 4)
-		l.Add(fmt.Sprintf("generator %d   p %.3f", k, f.p[k]), sc)
+		l.Add(fmt.Sprintf("generator %d   p %.3f", k, f.P[k]), sc)
 	}
 	if rest := len(order) - ganLegendMax; rest > 0 {
 		l.Add(fmt.Sprintf("and %d lighter ones", rest))
@@ -184,17 +186,17 @@ func (f *ganFigure) colorLegend() (plot.Legend, error) {
 // weightsPlot is the bar chart of the weights: p in each generator's
 // colour and, when the samples were drawn from another mixture, those
 // weights in grey beside it, on an axis scaled to the largest.
-func (f *ganFigure) weightsPlot() (*plot.Plot, error) {
-	K := len(f.p)
+func (f *Figure) weightsPlot() (*plot.Plot, error) {
+	K := len(f.P)
 	pl := plot.New()
-	pl.Title.Text = fmt.Sprintf("weights of the %d generators after %d rounds", K, f.rounds)
+	pl.Title.Text = fmt.Sprintf("weights of the %d generators after %d rounds", K, f.Rounds)
 	pl.X.Label.Text, pl.Y.Label.Text = "generator", "weight"
-	both := f.explore > 0 && len(f.sampled) == K
+	both := f.Explore > 0 && len(f.Sampled) == K
 	top := 0.0
 	for k := range K {
-		top = max(top, f.p[k])
+		top = max(top, f.P[k])
 		if both {
-			top = max(top, f.sampled[k])
+			top = max(top, f.Sampled[k])
 		}
 	}
 	if !(top > 0) {
@@ -219,7 +221,7 @@ func (f *ganFigure) weightsPlot() (*plot.Plot, error) {
 		w = 0.4 * unit
 	}
 	for k := range K {
-		b, err := plotter.NewBarChart(plotter.Values{f.p[k]}, w)
+		b, err := plotter.NewBarChart(plotter.Values{f.P[k]}, w)
 		if err != nil {
 			return nil, err
 		}
@@ -233,22 +235,22 @@ func (f *ganFigure) weightsPlot() (*plot.Plot, error) {
 	key.Color, key.LineStyle.Width = color.NRGBA{90, 90, 90, 255}, 0
 	pl.Legend.Add("p: the game's weights (each in its generator's colour)", key)
 	if both {
-		b, err := plotter.NewBarChart(plotter.Values(f.sampled), w)
+		b, err := plotter.NewBarChart(plotter.Values(f.Sampled), w)
 		if err != nil {
 			return nil, err
 		}
 		b.Color, b.Offset = color.NRGBA{200, 200, 200, 255}, w/2
 		b.LineStyle.Width = vg.Points(0.5)
 		pl.Add(b)
-		pl.Legend.Add(fmt.Sprintf("the samples' weights: %.2g·p + %.2g/K", 1-f.explore, f.explore), b)
+		pl.Legend.Add(fmt.Sprintf("the samples' weights: %.2g·p + %.2g/K", 1-f.Explore, f.Explore), b)
 	}
 	pl.Legend.Top = true
 	if K <= 16 {
 		xys := make(plotter.XYs, K)
 		labels := make([]string, K)
 		for k := range K {
-			xys[k] = plotter.XY{X: float64(k), Y: f.p[k]}
-			labels[k] = fmt.Sprintf("%.3f", f.p[k])
+			xys[k] = plotter.XY{X: float64(k), Y: f.P[k]}
+			labels[k] = fmt.Sprintf("%.3f", f.P[k])
 		}
 		lab, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: labels})
 		if err != nil {
@@ -293,7 +295,7 @@ func (weightTicks) Ticks(lo, hi float64) []plot.Tick {
 }
 
 // draw writes the figure as a PNG.
-func (f *ganFigure) draw(w io.Writer) error {
+func (f *Figure) Draw(w io.Writer) error {
 	data, samples, weights, legend, err := f.plots()
 	if err != nil {
 		return err
@@ -316,7 +318,7 @@ func (f *ganFigure) draw(w io.Writer) error {
 	title.Font.Size = vg.Points(16)
 	title.XAlign = draw.XCenter
 	dc.FillText(title, vg.Point{X: ganWidth / 2, Y: ganHeight - 0.4*vg.Inch},
-		fmt.Sprintf("gpump gan on %s: %d generators after %d rounds", f.name, len(f.p), f.rounds))
+		fmt.Sprintf("gpump gan on %s: %d generators after %d rounds", f.Name, len(f.P), f.Rounds))
 	_, err = vgimg.PngCanvas{Canvas: img}.WriteTo(w)
 	return err
 }

@@ -1,6 +1,4 @@
-//go:build !cuda
-
-package main
+package ganplot
 
 import (
 	"bytes"
@@ -31,7 +29,7 @@ func TestGanPlot(t *testing.T) {
 	for k := range p {
 		sampled[k] = 0.5*p[k] + 0.5/float64(len(p))
 	}
-	fig := &ganFigure{data: data, samples: samples, labels: labels, dim: dim, name: "ring8", rounds: 50, p: p, sampled: sampled, explore: 0.5}
+	fig := &Figure{Data: data, Samples: samples, Labels: labels, Dim: dim, Name: "ring8", Rounds: 50, P: p, Sampled: sampled, Explore: 0.5}
 	dp, sp, wp, _, err := fig.plots()
 	if err != nil {
 		t.Fatal(err)
@@ -49,7 +47,7 @@ func TestGanPlot(t *testing.T) {
 		t.Errorf("weights: %q on [%g, %g]", wp.Title.Text, wp.Y.Min, wp.Y.Max)
 	}
 	var buf bytes.Buffer
-	if err := fig.draw(&buf); err != nil {
+	if err := fig.Draw(&buf); err != nil {
 		t.Fatal(err)
 	}
 	img, err := png.Decode(&buf)
