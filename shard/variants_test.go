@@ -54,7 +54,8 @@ func TestShardedVariants(t *testing.T) {
 			}
 			t.Parallel()
 			s := &solver.Settings{RelGap: 1e-2, MaxIterations: 20000}
-			a, err := datasets.Uniform(v.dt, 1001, 777, -1, 1, 7)
+			m, n := shardtest.Shape()
+			a, err := datasets.Uniform(v.dt, m, n, -1, 1, 7)
 			if err != nil {
 				t.Fatal(err)
 			}

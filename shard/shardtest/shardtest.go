@@ -20,14 +20,25 @@ import (
 )
 
 // Game returns the 1001×777 test game, uniform on [−1, 1), seed 7: 1001
-// rows split unevenly over 2 and 3 ranks.
+// rows split unevenly over 2 and 3 ranks. Under -short (the arm64 stage
+// runs under an emulator) it is the 101×77 game of the same seed, whose
+// rows split unevenly too.
 func Game(tb testing.TB) *tensor.Dense {
 	tb.Helper()
-	a, err := datasets.Uniform(tensor.Float64, 1001, 777, -1, 1, 7)
+	m, n := Shape()
+	a, err := datasets.Uniform(tensor.Float64, m, n, -1, 1, 7)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	return a
+}
+
+// Shape is the test game's shape: 1001×777, or 101×77 under -short.
+func Shape() (m, n int) {
+	if testing.Short() {
+		return 101, 77
+	}
+	return 1001, 777
 }
 
 // Run is one solve of the checks: a method and a relative gap target.
