@@ -59,6 +59,11 @@ type Report struct {
 	Device            string    `json:"device"`
 	Threads           int       `json:"threads"`
 	Kernels           string    `json:"kernels"`
+	// Ranks and CommSeconds are set by a solve over several MPI ranks
+	// (absent otherwise): how many, and the wall time rank 0 spent in
+	// their collectives (transfers and waits for slower ranks).
+	Ranks       int     `json:"ranks,omitempty"`
+	CommSeconds float64 `json:"comm_seconds,omitempty"`
 	Strategies        string    `json:"strategies,omitempty"`
 	RowStrategy       []float64 `json:"row_strategy,omitempty"`
 	ColumnStrategy    []float64 `json:"column_strategy,omitempty"`
