@@ -76,6 +76,11 @@ func solveAction(c *cli.Context) error {
 	} else if c.Bool("quiet") {
 		shown = nil
 	}
+	if w, err := distributedWorld(); err != nil { // mpi.go
+		return err
+	} else if w != nil {
+		return mpiSolve(c, w, log, shown)
+	}
 	if c.String("problem") != "" {
 		return problemAction(c, log, shown)
 	}
