@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"text/tabwriter"
+	"time"
 
 	"github.com/urfave/cli/v2"
 	"gorgonia.org/tensor"
@@ -401,12 +403,13 @@ func mpiBatch(c *cli.Context, w *mpi.World) error {
 	if err := c.Set("output", part); err != nil {
 		panic(err) // the flag exists
 	}
-	if w.Rank() != 0 {
-		// One summary table: rank 0's; the others' lines are in the file.
-		if err := c.Set("quiet", "true"); err != nil {
-			panic(err)
-		}
+	// No rank's table of its own share: rank 0 tells the whole after the
+	// merge.
+	quiet := c.Bool("quiet")
+	if err := c.Set("quiet", "true"); err != nil {
+		panic(err)
 	}
+	started := time.Now()
 	berr := batchAction(c)
 	// The ranks' outcomes: 0, an exit status, or -1 for an error.
 	code := 0.0
@@ -451,7 +454,15 @@ func mpiBatch(c *cli.Context, w *mpi.World) error {
 	}
 	var merr error
 	if w.Rank() == 0 {
-		merr = mergeParts(path, w.Size(), c.Bool("resume"))
+		var counts map[string]int
+		counts, merr = mergeParts(path, w.Size(), c.Bool("resume"))
+		if merr == nil && !quiet {
+			tw := tabwriter.NewWriter(c.App.ErrWriter, 0, 0, 2, ' ', tabwriter.AlignRight)
+			fmt.Fprintln(tw, "ranks\tnew results\tconverged\tlimit\tcanceled\tfailed\tseconds\t")
+			limit := counts[""] - counts["converged"] - counts["canceled"] - counts["error"]
+			fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t%.1f\t\n", w.Size(), counts[""], counts["converged"], limit, counts["canceled"], counts["error"], time.Since(started).Seconds())
+			tw.Flush()
+		}
 	}
 	if err := shard.Fail(w, merr); err != nil {
 		return quietRanks(w, err)
@@ -465,11 +476,13 @@ func mpiBatch(c *cli.Context, w *mpi.World) error {
 // mergeParts writes a distributed batch's output at path, atomically:
 // its lines so far (resume), then the part files of ranks 0..size-1 in
 // rank order (and, resuming, those of any other rank, a run on more
-// ranks left them), and removes the parts.
-func mergeParts(path string, size int, resume bool) error {
+// ranks left them), and removes the parts. It returns the parts' lines
+// counted by status, and all of them under "".
+func mergeParts(path string, size int, resume bool) (map[string]int, error) {
+	counts := map[string]int{}
 	parts, err := rankParts(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var files []string
 	if resume {
@@ -496,6 +509,14 @@ func mergeParts(path string, size int, resume bool) error {
 				// A line cut by a killed rank, which --resume ran again.
 				b = b[:strings.LastIndexByte(string(b), '\n')+1]
 			}
+			if f != path {
+				for _, line := range strings.SplitAfter(string(b), "\n") {
+					if l, err := games.ParseLine([]byte(line)); err == nil {
+						counts[l.Status]++
+						counts[""]++
+					}
+				}
+			}
 			if _, err := out.Write(b); err != nil {
 				return err
 			}
@@ -503,10 +524,10 @@ func mergeParts(path string, size int, resume bool) error {
 		return nil
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for _, p := range parts {
 		os.Remove(p)
 	}
-	return nil
+	return counts, nil
 }
