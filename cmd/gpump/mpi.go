@@ -55,7 +55,7 @@ var (
 // distributedWorld returns the job's ranks when this is an MPI build
 // started with more than one rank, else nil.
 func distributedWorld() (*mpi.World, error) {
-	if !mpi.Enabled {
+	if !mpi.Enabled || !launched() {
 		return nil, nil
 	}
 	worldOnce.Do(func() { theWorld, worldErr = mpi.Init() })
@@ -66,6 +66,19 @@ func distributedWorld() (*mpi.World, error) {
 		return nil, nil
 	}
 	return theWorld, nil
+}
+
+// launched reports whether a launcher started this process: mpirun and
+// mpiexec (Open MPI, MPICH's Hydra) and srun (PMI, PMIx) set one of these.
+// Without one the MPI build is one process and does not call MPI_Init,
+// whose singleton start costs Open MPI a second and a half.
+func launched() bool {
+	for _, name := range []string{"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"} {
+		if os.Getenv(name) != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // finishMPI leaves the job before the process exits with code: with
