@@ -424,15 +424,17 @@ func mpiBatch(c *cli.Context, w *mpi.World) error {
 	}
 	started := time.Now()
 	berr := batchAction(c)
-	// The ranks' outcomes: 0, an exit status, or -1 for an error.
-	code := 0.0
+	// The ranks' outcomes: an error (rank 0 says the first, for the job),
+	// else each an exit status, the worst of which the job returns.
 	var st exitStatus
-	switch {
-	case berr == nil:
-	case errors.As(berr, &st):
-		code = float64(st)
-	default:
-		code = -1
+	code := 0.0
+	real := berr
+	if errors.As(berr, &st) {
+		code, real = float64(st), nil
+	}
+	if err := shard.Fail(w, real); err != nil {
+		// The parts keep what was solved: --resume goes on from there.
+		return quietRanks(w, fmt.Errorf("%w (--output %s is unchanged; --resume continues the batch)", err, path))
 	}
 	codes := make([]float64, w.Size())
 	counts := make([]int, w.Size())
@@ -440,12 +442,10 @@ func mpiBatch(c *cli.Context, w *mpi.World) error {
 		counts[r] = 1
 	}
 	w.Allgather([]float64{code}, codes, counts)
-	failed := -1
+	mpiAgreed = true // every rank returns the worst status
 	worst := 0
-	for r, k := range codes {
+	for _, k := range codes {
 		switch {
-		case k < 0 && failed < 0:
-			failed = r
 		case k == exitError:
 			worst = exitError
 		case k == exitCanceled && worst != exitError:
@@ -453,17 +453,6 @@ func mpiBatch(c *cli.Context, w *mpi.World) error {
 		case k == exitLimit && worst == 0:
 			worst = exitLimit
 		}
-	}
-	if failed >= 0 {
-		// The parts keep what was solved: --resume goes on from there.
-		mpiAgreed = true
-		if code < 0 {
-			return berr
-		}
-		if w.Rank() == 0 {
-			return fmt.Errorf("rank %d failed (its error is above); --output %s is unchanged, and --resume continues the batch", failed, path)
-		}
-		return exitStatus(exitError)
 	}
 	var merr error
 	if w.Rank() == 0 {
