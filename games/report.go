@@ -38,30 +38,35 @@ type Report struct {
 	Restarts            int      `json:"restarts,omitempty"`
 	// Step is a pointer for the readers of the format before its policy
 	// for non-finite numbers: it was always null when it overflowed.
-	Step              *float64  `json:"step"`
-	Seconds           float64   `json:"seconds"`
-	LoadSeconds       float64   `json:"load_seconds"`
-	Algorithm         string    `json:"algorithm"`
-	Route             string    `json:"route,omitempty"`
-	SubgameSolves     int       `json:"subgame_solves,omitempty"`
-	SubgameSize       int       `json:"subgame_size,omitempty"`
-	SubgameSeconds    float64   `json:"subgame_seconds,omitempty"`
-	Source            string    `json:"source"`
-	Format            string    `json:"format,omitempty"`
-	M                 int       `json:"m"`
-	N                 int       `json:"n"`
-	Precision         string    `json:"precision"`
-	MaxAbsEntry       float64   `json:"max_abs_entry"`
-	RoundingBound     float64   `json:"rounding_bound,omitempty"`
-	TargetRelativeGap float64   `json:"target_relative_gap"`
-	TargetAbsoluteGap float64   `json:"target_absolute_gap,omitempty"`
-	Setup             string    `json:"setup,omitempty"`
-	Device            string    `json:"device"`
-	Threads           int       `json:"threads"`
-	Kernels           string    `json:"kernels"`
-	Strategies        string    `json:"strategies,omitempty"`
-	RowStrategy       []float64 `json:"row_strategy,omitempty"`
-	ColumnStrategy    []float64 `json:"column_strategy,omitempty"`
+	Step              *float64 `json:"step"`
+	Seconds           float64  `json:"seconds"`
+	LoadSeconds       float64  `json:"load_seconds"`
+	Algorithm         string   `json:"algorithm"`
+	Route             string   `json:"route,omitempty"`
+	SubgameSolves     int      `json:"subgame_solves,omitempty"`
+	SubgameSize       int      `json:"subgame_size,omitempty"`
+	SubgameSeconds    float64  `json:"subgame_seconds,omitempty"`
+	Source            string   `json:"source"`
+	Format            string   `json:"format,omitempty"`
+	M                 int      `json:"m"`
+	N                 int      `json:"n"`
+	Precision         string   `json:"precision"`
+	MaxAbsEntry       float64  `json:"max_abs_entry"`
+	RoundingBound     float64  `json:"rounding_bound,omitempty"`
+	TargetRelativeGap float64  `json:"target_relative_gap"`
+	TargetAbsoluteGap float64  `json:"target_absolute_gap,omitempty"`
+	Setup             string   `json:"setup,omitempty"`
+	Device            string   `json:"device"`
+	Threads           int      `json:"threads"`
+	Kernels           string   `json:"kernels"`
+	// Ranks and CommSeconds are set by a solve over several MPI ranks
+	// (absent otherwise): how many, and the wall time rank 0 spent in
+	// their collectives (transfers and waits for slower ranks).
+	Ranks          int       `json:"ranks,omitempty"`
+	CommSeconds    float64   `json:"comm_seconds,omitempty"`
+	Strategies     string    `json:"strategies,omitempty"`
+	RowStrategy    []float64 `json:"row_strategy,omitempty"`
+	ColumnStrategy []float64 `json:"column_strategy,omitempty"`
 }
 
 // NewReport returns the report of res with the fields a result holds set

@@ -36,6 +36,7 @@ type batchOptions struct {
 	json, resume     bool
 	quiet            bool
 	strategies       string
+	shard            string // --shard K/N
 }
 
 func batchCommand() *cli.Command {
@@ -49,6 +50,7 @@ func batchCommand() *cli.Command {
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Destination: &o.quiet, Usage: "no log lines and no summary table on stderr"},
 		&cli.StringFlag{Name: "log-format", Value: "text", Usage: "log lines on stderr: text or json"},
 		verboseFlag(),
+		shardFlag(&o.shard),
 		&cli.IntFlag{Name: "batch-size", Destination: &o.batchSize, Value: defaultBatchSize, Usage: "at most this many small same-shape .npy files solved together as one batch (1: each on its own)"},
 		&cli.StringFlag{Name: "strategies", Destination: &o.strategies, Usage: "write every instance's strategies to this .npz archive, written whole when the batch ends (see above)"},
 	}
@@ -116,7 +118,7 @@ well, unless --verbose. A summary table goes to stderr at the end.
 With --resume the output file is appended to, and instances it already
 holds a result for (any status but error and canceled) are skipped; a file
 that is not this program's results is refused.
-
+` + shardHelp + `
 Exit status: 1 if any instance failed, else 3 if interrupted, else 2 if a
 limit stopped any solve, else 0.
 
@@ -125,7 +127,9 @@ Examples:
    gpump batch 'games/*.npy' --jobs 2 --time-limit 1m -o results.jsonl --resume
    gpump batch --manifest runs.txt --jobs 2
    gpump gen uniform --m 64 --n 64 --count 4000 -o games.npy
-   gpump batch games.npy --eps 1e-6 --strategies strategies.npz -o results.jsonl`,
+   gpump batch games.npy --eps 1e-6 --strategies strategies.npz -o results.jsonl
+   gpump batch games/ --shard 3/8 -o results.3.jsonl --resume
+   mpirun -np 4 gpump batch games/ -o results.jsonl --resume   (docs/mpi.md)`,
 		Flags: flags,
 		Action: func(c *cli.Context) error {
 			o.bind(c)
@@ -151,6 +155,11 @@ type instance struct {
 }
 
 func batchAction(c *cli.Context, o *batchOptions) error {
+	if w, err := distributedWorld(); err != nil { // mpi.go
+		return err
+	} else if w != nil && batchWorld == nil {
+		return mpiBatch(c, o, w)
+	}
 	log, err := newLogger(c, c.App.ErrWriter)
 	if err != nil {
 		return err
@@ -183,6 +192,9 @@ func batchAction(c *cli.Context, o *batchOptions) error {
 	insts := l.insts
 	if len(insts) == 0 {
 		return errors.New("no instances: give files, directories, globs or --manifest FILE (see gpump batch --help)")
+	}
+	if insts, err = shardInstances(o.shard, insts, log); err != nil { // shard.go
+		return err
 	}
 	// Check the batch-wide flags once, so that a typo fails the batch
 	// rather than every instance.
@@ -229,6 +241,9 @@ func batchAction(c *cli.Context, o *batchOptions) error {
 		}
 		defer f.Close()
 		out, done = f, d
+		if done, err = rankDone(o.resume, done); err != nil { // mpi.go
+			return err
+		}
 	}
 
 	var (

@@ -50,6 +50,7 @@ func main() {
 	code := run(withSignals(context.Background()), os.Args, os.Stdout, os.Stderr)
 	// A writer an interrupt abandoned must not leave its temporary file.
 	atomicfile.AbortAll()
+	finishMPI(code) // mpi.go
 	os.Exit(code)
 }
 

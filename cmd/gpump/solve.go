@@ -87,6 +87,11 @@ func solveAction(c *cli.Context, o *solveOptions) error {
 	} else if c.Bool("quiet") {
 		shown = nil
 	}
+	if w, err := distributedWorld(); err != nil { // mpi.go
+		return err
+	} else if w != nil {
+		return mpiSolve(c, o, w, log, shown)
+	}
 	if o.problem != "" {
 		return problemAction(c, o, log, shown)
 	}

@@ -48,6 +48,7 @@ func versionText() string {
 	fmt.Fprintf(&b, "build tags: %s\n", tags)
 	fmt.Fprintf(&b, "backends: %s\n", strings.Join(backends, ", "))
 	fmt.Fprintf(&b, "cpu kernels: %s\n", kernels)
+	b.WriteString(mpiVersion())
 	return b.String()
 }
 
