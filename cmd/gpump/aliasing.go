@@ -2,9 +2,10 @@ package main
 
 import (
 	"fmt"
-	"github.com/gpump/gpump/games"
 	"io"
 	"os"
+
+	"github.com/gpump/gpump/games"
 
 	"github.com/gpump/gpump/internal/atomicfile"
 )
@@ -127,4 +128,22 @@ func (j *job) inputs() fileList {
 		}
 	}
 	return l
+}
+
+// listedFiles lists a batch's manifest and its instances' payoff files, to
+// check the batch's output against them.
+func listedFiles(l *games.Listing, manifest string) fileList {
+	var files fileList
+	files.add("the manifest", manifest, true)
+	for _, in := range l.Instances {
+		if in.Info != nil {
+			files = append(files, namedFile{what: "the payoff file", path: in.File, input: true, id: idOf(in.Info)})
+		} else {
+			files.add("the payoff file", in.File, true)
+		}
+		if len(files) > 0 && in.File != "" {
+			files[len(files)-1].where = fmt.Sprintf("instance %d: %s", in.Index, in.Name)
+		}
+	}
+	return files
 }

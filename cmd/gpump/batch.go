@@ -1,26 +1,24 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/gpump/gpump/games"
 	"io"
 	"log/slog"
 	"maps"
 	"math"
 	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"text/tabwriter"
 	"time"
+
+	"github.com/gpump/gpump/games"
 
 	"github.com/urfave/cli/v2"
 
@@ -139,20 +137,7 @@ Examples:
 }
 
 // instance is one line of work of a batch.
-type instance struct {
-	index int
-	name  string   // as reported: the argument or the manifest line
-	file  string   // the payoff file, or "" for a generator
-	args  []string // solve arguments: flags, then the file if any
-	err   error    // found while listing
-	// members, when not nil, are same-shape files solved as one batch
-	// (groupFiles), of the shape their headers had when listed; the
-	// instance itself is then no file.
-	members []*instance
-	shape   [2]int
-	// info is the file's os.Stat when it was listed (nil if it failed).
-	info os.FileInfo
-}
+type instance = games.Instance
 
 func batchAction(c *cli.Context, o *batchOptions) error {
 	if w, err := distributedWorld(); err != nil { // mpi.go
@@ -185,11 +170,11 @@ func batchAction(c *cli.Context, o *batchOptions) error {
 		}
 		strat = &games.StrategyArchive{Path: sp}
 	}
-	l, err := listInstances(c.Args().Slice(), o.manifest, path)
+	l, err := games.List(c.Args().Slice(), o.manifest, path)
 	if err != nil {
 		return err
 	}
-	insts := l.insts
+	insts := l.Instances
 	if len(insts) == 0 {
 		return errors.New("no instances: give files, directories, globs or --manifest FILE (see gpump batch --help)")
 	}
@@ -204,7 +189,7 @@ func batchAction(c *cli.Context, o *batchOptions) error {
 		return err
 	}
 	// The output must not be an input: writing it would destroy it.
-	files := l.files(o.manifest)
+	files := listedFiles(l, o.manifest)
 	files.add("--output", path, false)
 	if strat != nil {
 		files.add("--strategies", strat.Path, false)
@@ -216,7 +201,7 @@ func batchAction(c *cli.Context, o *batchOptions) error {
 	if err := files.check(); err != nil {
 		return err
 	}
-	for _, note := range l.notes {
+	for _, note := range l.Notes {
 		log.Log(c.Context, levelNote, note)
 	}
 
@@ -280,7 +265,7 @@ func batchAction(c *cli.Context, o *batchOptions) error {
 	if size := o.batchSize; size < 1 {
 		return fmt.Errorf("--batch-size must be at least 1, got %d", size)
 	} else if size > 1 && groupable(o.jobOptions) {
-		insts = groupFiles(insts, size)
+		insts = games.GroupFiles(insts, size)
 	}
 	// The threads are dealt to the workers, at least one each.
 	threads := o.threads
@@ -310,19 +295,19 @@ func batchAction(c *cli.Context, o *batchOptions) error {
 	for k, in := range insts {
 		doneMu.Lock()
 		skip := false
-		if in.members != nil {
-			left := in.members[:0:0]
-			for _, mem := range in.members {
-				if done[mem.name] > 0 {
-					done[mem.name]--
+		if in.Members != nil {
+			left := in.Members[:0:0]
+			for _, mem := range in.Members {
+				if done[mem.Name] > 0 {
+					done[mem.Name]--
 					skipped.Add(1)
 					continue
 				}
 				left = append(left, mem)
 			}
-			in.members, skip = left, len(left) == 0
-		} else if skip = done[in.name] > 0; skip {
-			done[in.name]-- // identical instances: skip as many as are done
+			in.Members, skip = left, len(left) == 0
+		} else if skip = done[in.Name] > 0; skip {
+			done[in.Name]-- // identical instances: skip as many as are done
 			skipped.Add(1)
 		}
 		doneMu.Unlock()
@@ -335,7 +320,7 @@ func batchAction(c *cli.Context, o *batchOptions) error {
 		case <-c.Context.Done():
 		}
 		for _, in := range insts[k:] {
-			notRun += max(1, len(in.members))
+			notRun += max(1, len(in.Members))
 		}
 		break
 	}
@@ -362,7 +347,7 @@ func batchAction(c *cli.Context, o *batchOptions) error {
 	if !o.quiet {
 		tw := tabwriter.NewWriter(c.App.ErrWriter, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "instances\tresults\tconverged\tlimit\tcanceled\tfailed\tskipped\tnot run\tseconds\t")
-		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.1f\t\n", len(l.insts), lines, counts["converged"], limit, counts["canceled"], counts["error"], skipped.Load(), notRun, time.Since(started).Seconds())
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.1f\t\n", len(l.Instances), lines, counts["converged"], limit, counts["canceled"], counts["error"], skipped.Load(), notRun, time.Since(started).Seconds())
 		tw.Flush()
 	}
 	switch {
@@ -405,7 +390,7 @@ const freeAbove = 64 << 20
 // file that holds many.
 func (r *instanceRun) solve(ctx context.Context, in *instance) {
 	r.held = math.MaxInt64
-	if in.members != nil {
+	if in.Members != nil {
 		r.solveFiles(ctx, in)
 		return
 	}
@@ -424,7 +409,7 @@ func (r *instanceRun) solveAlone(ctx context.Context, in *instance) {
 	}
 	if j == nil {
 		if line.Report != nil {
-			r.strat.PutSingle(in.index, line, line.RowStrategy, line.ColumnStrategy)
+			r.strat.PutSingle(in.Index, line, line.RowStrategy, line.ColumnStrategy)
 			line.RowStrategy, line.ColumnStrategy = nil, nil
 		}
 		r.emit(line)
@@ -434,7 +419,7 @@ func (r *instanceRun) solveAlone(ctx context.Context, in *instance) {
 	j.close()
 	if err != nil {
 		line.Status, line.Error = "error", err.Error()
-		r.log.Error("instance failed", "instance", in.name, "error", err)
+		r.log.Error("instance failed", "instance", in.Name, "error", err)
 		r.emit(line)
 		return
 	}
@@ -445,10 +430,10 @@ func (r *instanceRun) solveAlone(ctx context.Context, in *instance) {
 // lines. For a file that holds many games (batchedKind) it returns the
 // instance's job instead, unsolved.
 func solveInstance(ctx context.Context, batch *jobOptions, in *instance, threads int, log *slog.Logger) (*games.Line, *job) {
-	line := &games.Line{Instance: in.name, Index: in.index}
+	line := &games.Line{Instance: in.Name, Index: in.Index}
 	fail := func(err error) (*games.Line, *job) {
 		line.Status, line.Error = "error", err.Error()
-		log.Error("instance failed", "instance", in.name, "error", err)
+		log.Error("instance failed", "instance", in.Name, "error", err)
 		return line, nil
 	}
 	j, err := instanceJob(batch, in, threads)
@@ -459,7 +444,7 @@ func solveInstance(ctx context.Context, batch *jobOptions, in *instance, threads
 		return line, j
 	}
 	defer j.close()
-	out, res, err := j.run(ctx, newProgressLog(log, "instance", in.name), slog.New(slog.DiscardHandler))
+	out, res, err := j.run(ctx, newProgressLog(log, "instance", in.Name), slog.New(slog.DiscardHandler))
 	var ie *interruptedError
 	if errors.As(err, &ie) {
 		// Not a failure of the instance: --resume runs it again.
@@ -473,7 +458,7 @@ func solveInstance(ctx context.Context, batch *jobOptions, in *instance, threads
 	if res != nil {
 		out.RowStrategy, out.ColumnStrategy = res.Row, res.Column // for --strategies, taken out before the line is written
 	}
-	log.Info("solved", "instance", in.name, "status", out.Status, "gap", out.Gap, "relative_gap", out.RelativeGap,
+	log.Info("solved", "instance", in.Name, "status", out.Status, "gap", out.Gap, "relative_gap", out.RelativeGap,
 		"iterations", out.Iterations, "seconds", round3(out.Seconds+out.LoadSeconds))
 	return line, nil
 }
@@ -481,16 +466,16 @@ func solveInstance(ctx context.Context, batch *jobOptions, in *instance, threads
 // instanceJob is the job of an instance: the batch's options, with the
 // manifest line's own over them, and threads unless the line gives them.
 func instanceJob(batch *jobOptions, in *instance, threads int) (*job, error) {
-	if in.err != nil {
-		return nil, in.err
+	if in.Err != nil {
+		return nil, in.Err
 	}
-	o, args, err := lineOptions(batch, in.name, in.args)
+	o, args, err := lineOptions(batch, in.Name, in.Args)
 	if err != nil {
 		return nil, err
 	}
 	var known os.FileInfo
-	if len(args) == 1 && args[0] == in.file {
-		known = in.info
+	if len(args) == 1 && args[0] == in.File {
+		known = in.Info
 	}
 	j, err := newJob(o, args, known)
 	if err != nil {
@@ -552,231 +537,6 @@ func lineOptions(batch *jobOptions, name string, args []string) (*jobOptions, []
 func lineFlags(o *jobOptions) []cli.Flag {
 	f := append(inputFlags(o), genFlags(&o.gen, &o.g)...)
 	return append(f, solverFlags(o)...)
-}
-
-// listing builds a batch's instances from its arguments and manifest.
-type listing struct {
-	insts []*instance
-	// seen holds the files given by arguments, by device and inode (or
-	// path): a file reached by several paths runs once.
-	seen map[any]bool
-	// output is the batch's own output file, never read as an input.
-	output fileID
-	// notes says what was left out of directories and globs, and why.
-	notes []string
-}
-
-func (l *listing) add(name, file string, args []string, err error) *instance {
-	in := &instance{index: len(l.insts), name: displayName(name), file: file, args: args, err: err}
-	l.insts = append(l.insts, in)
-	return in
-}
-
-// addFile adds the file p named by an argument, once. listed says it comes
-// from a directory or a glob, whose hidden files, batch results files and
-// the batch's own output (when empty; a payoff file there is kept, for the
-// check of the output against the inputs to refuse) are left out.
-// fi is p's os.Stat when the caller took it, else nil.
-func (l *listing) addFile(p string, listed bool, err error, fi os.FileInfo) {
-	var key any = filepath.Clean(p)
-	if fi == nil {
-		var serr error
-		if fi, serr = os.Stat(p); serr != nil {
-			fi = nil
-		}
-	}
-	if fi != nil {
-		if k, ok := inodeKey(fi); ok {
-			key = k
-		}
-	}
-	if listed {
-		why := ""
-		switch {
-		case strings.HasPrefix(filepath.Base(p), "."):
-			return // hidden, like a shell's globs: temporaries, editor files
-		case isResults(p):
-			why = "it holds gpump batch results"
-		case fi != nil && idOf(fi).same(l.output) && fi.Size() == 0:
-			why = "it is this batch's output"
-		}
-		if why != "" {
-			l.notes = append(l.notes, fmt.Sprintf("left out %s: %s", p, why))
-			return
-		}
-	}
-	if !l.seen[key] {
-		l.seen[key] = true
-		l.add(p, p, []string{"--", p}, err).info = fi
-	}
-}
-
-// isResults reports whether the text file at p starts like batch output,
-// which a results file named .txt or .csv in an input directory would.
-func isResults(p string) bool {
-	if f, _ := datasets.FormatOf(p); f != "csv" {
-		return false
-	}
-	f, err := os.Open(p)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	b := make([]byte, len(games.LinePrefix))
-	_, err = io.ReadFull(f, b)
-	return err == nil && string(b) == games.LinePrefix
-}
-
-// listInstances expands the arguments and reads the manifest; output is
-// the batch's output file ("" for standard output).
-func listInstances(args []string, manifest, output string) (*listing, error) {
-	l := &listing{seen: map[any]bool{}}
-	if output != "" {
-		l.output = identify(output)
-	}
-	for _, arg := range args {
-		fi, err := os.Stat(arg)
-		switch {
-		case err == nil && fi.IsDir():
-			entries, err := os.ReadDir(arg)
-			if err != nil {
-				return nil, err
-			}
-			n := 0
-			for _, e := range entries {
-				if _, ferr := datasets.FormatOf(e.Name()); ferr != nil || e.IsDir() {
-					continue
-				}
-				l.addFile(filepath.Join(arg, e.Name()), true, nil, nil)
-				n++
-			}
-			if n == 0 {
-				return nil, fmt.Errorf("%s: no payoff files (.npy, .npz, .csv, .tsv, .txt, .mtx) in this directory", arg)
-			}
-		case err == nil:
-			l.addFile(arg, false, nil, fi)
-		case strings.ContainsAny(arg, "*?["):
-			matches, gerr := filepath.Glob(arg)
-			if gerr != nil {
-				return nil, fmt.Errorf("%s: %w", arg, gerr)
-			}
-			if len(matches) == 0 {
-				return nil, fmt.Errorf("%s: no file matches this pattern", arg)
-			}
-			slices.Sort(matches)
-			for _, p := range matches {
-				l.addFile(p, true, nil, nil)
-			}
-		default:
-			// A missing file is that instance's failure, not the batch's.
-			l.addFile(arg, false, err, nil)
-		}
-	}
-	if manifest == "" {
-		return l, nil
-	}
-	f, err := os.Open(manifest)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if err := l.readManifest(f, manifest); err != nil {
-		return nil, err
-	}
-	return l, nil
-}
-
-// readManifest adds the instances of the manifest r, read from the file
-// manifest (lines name files relative to its directory).
-func (l *listing) readManifest(r io.Reader, manifest string) error {
-	dir := filepath.Dir(manifest)
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for ln := 1; sc.Scan(); ln++ {
-		text := sc.Text()
-		if ln == 1 {
-			text = strings.TrimPrefix(text, "\ufeff") // a byte-order mark
-		}
-		text = strings.TrimSpace(text)
-		if text == "" || text[0] == '#' {
-			continue
-		}
-		words, err := splitWords(text)
-		if err != nil {
-			l.add(text, "", nil, fmt.Errorf("%s: line %d: %w", manifest, ln, err))
-			continue
-		}
-		first, rest := words[0], words[1:]
-		if strings.HasPrefix(first, "-") {
-			l.add(text, "", nil, fmt.Errorf("%s: line %d starts with the flag %s: a line is a payoff file or gen:NAME, then that instance's flags", manifest, ln, first))
-			continue
-		}
-		if spec, ok := strings.CutPrefix(first, "gen:"); ok {
-			l.add(text, "", append([]string{"--gen", spec}, rest...), nil)
-			continue
-		}
-		if !filepath.IsAbs(first) {
-			first = filepath.Join(dir, first)
-		}
-		l.add(text, first, append(rest, "--", first), nil)
-	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("%s: %w", manifest, err)
-	}
-	return nil
-}
-
-// files lists the manifest and the instances' payoff files, to check the
-// batch's output against them.
-func (l *listing) files(manifest string) fileList {
-	var files fileList
-	files.add("the manifest", manifest, true)
-	for _, in := range l.insts {
-		if in.info != nil {
-			files = append(files, namedFile{what: "the payoff file", path: in.file, input: true, id: idOf(in.info)})
-		} else {
-			files.add("the payoff file", in.file, true)
-		}
-		if len(files) > 0 && in.file != "" {
-			files[len(files)-1].where = fmt.Sprintf("instance %d: %s", in.index, in.name)
-		}
-	}
-	return files
-}
-
-// splitWords splits a manifest line into words at spaces and tabs; single
-// or double quotes keep spaces inside a word.
-func splitWords(s string) ([]string, error) {
-	var words []string
-	var b strings.Builder
-	inWord := false
-	var quote rune
-	for _, r := range s {
-		switch {
-		case quote != 0 && r == quote:
-			quote = 0
-		case quote != 0:
-			b.WriteRune(r)
-		case r == '\'' || r == '"':
-			quote, inWord = r, true
-		case r == ' ' || r == '\t':
-			if inWord {
-				words = append(words, b.String())
-				b.Reset()
-				inWord = false
-			}
-		default:
-			b.WriteRune(r)
-			inWord = true
-		}
-	}
-	if quote != 0 {
-		return nil, fmt.Errorf("unterminated %c quote", quote)
-	}
-	if inWord {
-		words = append(words, b.String())
-	}
-	return words, nil
 }
 
 // openResults opens the batch's results file at path for writing (for

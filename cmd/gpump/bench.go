@@ -2,8 +2,9 @@ package main
 
 import (
 	"fmt"
-	"github.com/gpump/gpump/internal/memlimit"
 	"time"
+
+	"github.com/gpump/gpump/internal/memlimit"
 
 	"github.com/urfave/cli/v2"
 	"gorgonia.org/tensor"

@@ -9,7 +9,6 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"github.com/gpump/gpump/games"
 	"io"
 	"math"
 	"os"
@@ -18,6 +17,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gpump/gpump/games"
 
 	"gorgonia.org/tensor"
 
@@ -433,24 +434,6 @@ func TestHelp(t *testing.T) {
 		}
 		if code != exitOK || !strings.Contains(stdout, "Example") || !strings.Contains(stdout, "gpump "+cmd.Name) {
 			t.Errorf("%s --help: exit %d, stderr %q, output:\n%s", cmd.Name, code, stderr, stdout)
-		}
-	}
-}
-
-func TestSplitWords(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		want string
-		err  bool
-	}{
-		{"a.npy --algo rm+", "a.npy|--algo|rm+", false},
-		{"'my file.npy'  --eps\t1e-3", "my file.npy|--eps|1e-3", false},
-		{`"x y".csv`, "x y.csv", false},
-		{`'open`, "", true},
-	} {
-		got, err := splitWords(c.in)
-		if (err != nil) != c.err || strings.Join(got, "|") != c.want {
-			t.Errorf("splitWords(%q) = %q, %v", c.in, got, err)
 		}
 	}
 }

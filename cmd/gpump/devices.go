@@ -3,11 +3,12 @@ package main
 import (
 	"bufio"
 	"fmt"
-	"github.com/gpump/gpump/internal/memlimit"
 	"os"
 	"runtime"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/gpump/gpump/internal/memlimit"
 
 	"github.com/urfave/cli/v2"
 

@@ -11,8 +11,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/gpump/gpump/games"
-	"github.com/gpump/gpump/internal/memlimit"
 	"io"
 	"os"
 	"path/filepath"
@@ -21,6 +19,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gpump/gpump/games"
+	"github.com/gpump/gpump/internal/memlimit"
 
 	"golang.org/x/sys/unix"
 

@@ -4,12 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/gpump/gpump/games"
-	"slices"
-	"strings"
 	"time"
 
-	"gorgonia.org/tensor"
+	"github.com/gpump/gpump/games"
 
 	"github.com/gpump/gpump/datasets"
 	"github.com/gpump/gpump/solver"
@@ -87,8 +84,8 @@ func batchable(j *job) error {
 // line per game as it finishes.
 func (r *instanceRun) solveGames(ctx context.Context, in *instance, j *job, groups []group, bad []*games.Line, total int, resume bool) {
 	for _, l := range bad {
-		l.Instance, l.Games = in.name, total
-		r.log.Error("game failed", "instance", in.name, "index", l.Index, "key", l.Key, "error", l.Error)
+		l.Instance, l.Games = in.Name, total
+		r.log.Error("game failed", "instance", in.Name, "index", l.Index, "key", l.Key, "error", l.Error)
 		r.emit(l)
 	}
 	// own is the instance of game k of g, whose name its line carries.
@@ -100,7 +97,7 @@ func (r *instanceRun) solveGames(ctx context.Context, in *instance, j *job, grou
 	}
 	for _, g := range groups {
 		if resume {
-			g.Stack = r.skipDone(g.Stack, in.name)
+			g.Stack = r.skipDone(g.Stack, in.Name)
 		}
 		if g.Stack == nil {
 			continue
@@ -108,7 +105,7 @@ func (r *instanceRun) solveGames(ctx context.Context, in *instance, j *job, grou
 		if err := ctx.Err(); err != nil {
 			// Not a failure: --resume runs them.
 			for k := range g.Index {
-				r.emit(&games.Line{Instance: own(g, k).name, Index: g.Index[k], Key: g.Key(k), Games: total, Status: "canceled", Error: "not started: " + err.Error()})
+				r.emit(&games.Line{Instance: own(g, k).Name, Index: g.Index[k], Key: g.Key(k), Games: total, Status: "canceled", Error: "not started: " + err.Error()})
 			}
 			continue
 		}
@@ -116,7 +113,7 @@ func (r *instanceRun) solveGames(ctx context.Context, in *instance, j *job, grou
 		size := float64(m*n) * float64(g.A.Dtype().Size())
 		var sink *games.StackStrategies
 		if g.members == nil {
-			sink = r.strat.Reserve(in.index, g.Index, total, m, n)
+			sink = r.strat.Reserve(in.Index, g.Index, total, m, n)
 		}
 		t0 := time.Now()
 		dev, closeDev, err := batchDevice(j.device, r.threads)
@@ -124,17 +121,17 @@ func (r *instanceRun) solveGames(ctx context.Context, in *instance, j *job, grou
 			err = games.SolveStack(ctx, g.Stack, &games.StackOptions{Settings: j.s, Method: j.method, Workers: r.threads, Backend: dev},
 				func(k int, line *games.Line, res *solver.BatchResult) {
 					o := own(g, k)
-					line.Instance, line.Games = o.name, total
+					line.Instance, line.Games = o.Name, total
 					if line.Report == nil && line.Status == "error" {
-						r.log.Error("game failed", "instance", in.name, "index", line.Index, "key", line.Key, "error", line.Error)
+						r.log.Error("game failed", "instance", in.Name, "index", line.Index, "key", line.Key, "error", line.Error)
 					}
 					if out := line.Report; out != nil {
-						out.Source, out.Format = displayName(o.file), formatOf(o.file, j)
+						out.Source, out.Format = games.DisplayName(o.File), formatOf(o.File, j)
 						if dev != nil {
 							out.Threads = j.threads // as gpump solve reports a device's run: --threads, the host's
 						}
 						if g.members != nil {
-							r.strat.PutSingle(o.index, line, res.Row, res.Column)
+							r.strat.PutSingle(o.Index, line, res.Row, res.Column)
 						} else {
 							sink.Put(line, k, res.Row, res.Column)
 						}
@@ -147,12 +144,12 @@ func (r *instanceRun) solveGames(ctx context.Context, in *instance, j *job, grou
 		}
 		if err != nil { // a device that failed; the job's checks accept what SolveBatch takes
 			for k := range b {
-				r.emit(&games.Line{Instance: own(g, k).name, Index: g.Index[k], Key: g.Key(k), Games: total, Status: "error", Error: err.Error()})
+				r.emit(&games.Line{Instance: own(g, k).Name, Index: g.Index[k], Key: g.Key(k), Games: total, Status: "error", Error: err.Error()})
 			}
 			continue
 		}
 		el := time.Since(t0)
-		r.log.Info("solved games", "instance", in.name, "games", b, "m", m, "n", n, "seconds", round3(el.Seconds()),
+		r.log.Info("solved games", "instance", in.Name, "games", b, "m", m, "n", n, "seconds", round3(el.Seconds()),
 			"games/s", round3(float64(b)/el.Seconds()), "MB", round3(float64(b)*size/1e6))
 	}
 }
@@ -207,149 +204,39 @@ func formatOf(path string, j *job) string {
 // games of 512×512 are 2 GB: the entry bound below keeps them smaller).
 const defaultBatchSize = 1000
 
-// maxGroupEntries bounds the games grouped from separate files: beyond
-// it a game's solve outweighs its file's overhead, and a batch of files,
-// read before any is solved, starts later than the first file alone (100
-// files of 512×512 took 3.1 s grouped, 2.1 s alone, scripts/bench_batch.sh).
-const maxGroupEntries = 256 * 256
-
 // groupable reports whether the batch's own flags let files be grouped.
 func groupable(o *jobOptions) bool {
 	return o.oracle == "exact" && o.init == "" && !o.mmap && o.format == ""
-}
-
-// groupFiles replaces the small same-shape .npy files among insts, those
-// without flags of their own, by instances that solve up to size of them
-// as a batch, each placed where its first member was.
-func groupFiles(insts []*instance, size int) []*instance {
-	if len(insts) < 2 {
-		return insts // a group has two files at least
-	}
-	type shapeKey struct {
-		m, n int
-		f32  bool
-	}
-	byShape := map[shapeKey][]*instance{}
-	var order []shapeKey
-	out := make([]*instance, 0, len(insts))
-	for _, in := range insts {
-		info, ok := smallNPY(in)
-		if !ok {
-			out = append(out, in)
-			continue
-		}
-		k := shapeKey{info.Rows, info.Cols, strings.HasSuffix(info.Descr, "f4")}
-		if _, seen := byShape[k]; !seen {
-			order = append(order, k)
-		}
-		byShape[k] = append(byShape[k], in)
-	}
-	for _, k := range order {
-		members := byShape[k]
-		if len(members) == 1 {
-			out = append(out, members[0])
-			continue
-		}
-		for len(members) > 0 {
-			chunk := members[:min(size, len(members))]
-			members = members[len(chunk):]
-			out = append(out, &instance{index: chunk[0].index, name: fmt.Sprintf("%d files of %d×%d", len(chunk), k.m, k.n), members: chunk, shape: [2]int{k.m, k.n}})
-		}
-	}
-	slices.SortStableFunc(out, func(a, b *instance) int { return a.index - b.index })
-	return out
-}
-
-// smallNPY returns the header of an instance that is a plain small .npy
-// file, a matrix of at most maxGroupEntries entries.
-func smallNPY(in *instance) (datasets.NPYInfo, bool) {
-	if in.err != nil || in.file == "" || len(in.args) != 2 || in.args[0] != "--" {
-		return datasets.NPYInfo{}, false
-	}
-	if f, err := datasets.FormatOf(in.file); err != nil || f != "npy" {
-		return datasets.NPYInfo{}, false
-	}
-	if in.info == nil || !in.info.Mode().IsRegular() {
-		return datasets.NPYInfo{}, false
-	}
-	info, err := datasets.StatNPY(in.file)
-	if err != nil || info.Rows*info.Cols > maxGroupEntries {
-		return datasets.NPYInfo{}, false
-	}
-	return info, true
 }
 
 // solveFiles reads the member files of a group instance and solves them as
 // one batch, a line each as if solved alone.
 func (r *instanceRun) solveFiles(ctx context.Context, grp *instance) {
 	fail := func(in *instance, err error) {
-		r.log.Error("instance failed", "instance", in.name, "error", err)
-		r.emit(&games.Line{Instance: in.name, Index: in.index, Status: "error", Error: err.Error()})
+		r.log.Error("instance failed", "instance", in.Name, "error", err)
+		r.emit(&games.Line{Instance: in.Name, Index: in.Index, Status: "error", Error: err.Error()})
 	}
 	// The members have no flags of their own: one job serves them all.
-	j, err := instanceJob(r.opts, grp.members[0], r.threads)
+	j, err := instanceJob(r.opts, grp.Members[0], r.threads)
 	if err != nil {
-		for _, in := range grp.members {
+		for _, in := range grp.Members {
 			fail(in, err)
 		}
 		return
 	}
 	j.close() // the members are read by name
-	// Each file is copied into the batch as it is read, so that the
-	// batch, not the files, holds the games.
-	var (
-		a    *tensor.Dense
-		g    = group{Stack: &games.Stack{}}
-		m, n = grp.shape[0], grp.shape[1]
-	)
-	t0 := time.Now()
-	for _, in := range grp.members {
-		if ctx.Err() != nil {
-			r.emit(&games.Line{Instance: in.name, Index: in.index, Status: "canceled", Error: "not started: " + ctx.Err().Error()})
-			continue
-		}
-		t, err := datasets.Read(in.file, &j.read)
+	s, own := games.ReadGroup(ctx, grp, &j.read, func(in *instance, err error) {
 		var re *datasets.RangeError
-		if errors.As(err, &re) {
-			// Entries float32 cannot hold as they are: a lone solve
-			// stores them scaled and certifies them.
-			r.solveAlone(ctx, in)
-			continue
-		}
-		if err == nil && (t.Shape()[0] != m || t.Shape()[1] != n || a != nil && t.Dtype() != a.Dtype()) {
-			err = fmt.Errorf("%s changed shape or dtype since it was listed", in.file)
-		}
-		rounding := 0.0
-		if err == nil && j.read.DType == tensor.Float32 {
-			// As a lone solve of the file reports it (job.load).
-			info, serr := datasets.StatNPY(in.file)
-			if err = serr; err == nil && !info.Exact32 {
-				rounding = f32Rounding
-			}
-		}
-		if err != nil {
+		switch {
+		case ctx.Err() != nil && errors.Is(err, ctx.Err()):
+			r.emit(&games.Line{Instance: in.Name, Index: in.Index, Status: "canceled", Error: "not started: " + err.Error()})
+		case errors.As(err, &re):
+			r.solveAlone(ctx, in) // stored scaled and certified alone
+		default:
 			fail(in, err)
-			continue
 		}
-		if a == nil {
-			a = tensor.New(tensor.Of(t.Dtype()), tensor.WithShape(len(grp.members), m, n))
-		}
-		games.CopyGame(a, len(g.members), t, 0)
-		g.members = append(g.members, in)
-		g.Index = append(g.Index, in.index)
-		g.Rounding = append(g.Rounding, rounding)
+	})
+	if s != nil {
+		r.solveGames(ctx, grp, j, []group{{Stack: s, members: own}}, nil, 0, false)
 	}
-	if a == nil {
-		return
-	}
-	count := len(g.members)
-	if count < len(grp.members) {
-		if a.Dtype() == tensor.Float64 {
-			a = tensor.New(tensor.WithShape(count, m, n), tensor.WithBacking(a.Float64s()[:count*m*n]))
-		} else {
-			a = tensor.New(tensor.WithShape(count, m, n), tensor.WithBacking(a.Float32s()[:count*m*n]))
-		}
-	}
-	g.A, g.Load = a, time.Since(t0)/time.Duration(count)
-	r.solveGames(ctx, grp, j, []group{g}, nil, 0, false)
 }

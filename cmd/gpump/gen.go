@@ -4,10 +4,11 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"github.com/gpump/gpump/internal/memlimit"
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/gpump/gpump/internal/memlimit"
 
 	"github.com/urfave/cli/v2"
 	"gorgonia.org/tensor"

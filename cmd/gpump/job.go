@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/gpump/gpump/games"
 	"io/fs"
 	"os"
 	"runtime"
@@ -12,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/gpump/gpump/games"
 
 	"github.com/urfave/cli/v2"
 	"gorgonia.org/tensor"

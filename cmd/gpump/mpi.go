@@ -250,7 +250,7 @@ func mpiSolve(c *cli.Context, o *solveOptions, w *mpi.World, log *slog.Logger, s
 				out.KnownValue = &v
 			}
 		}
-		out.Source, out.M, out.N = displayName(src.String()), m, n
+		out.Source, out.M, out.N = games.DisplayName(src.String()), m, n
 		if j.path != "" {
 			out.Format = "npy"
 		}

@@ -4,13 +4,14 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"github.com/gpump/gpump/internal/gapplot"
 	"io"
 	"io/fs"
 	"log/slog"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/gpump/gpump/internal/gapplot"
 
 	"github.com/urfave/cli/v2"
 

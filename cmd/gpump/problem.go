@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/gpump/gpump/games"
 	"log/slog"
 	"math"
 	"strings"
+
+	"github.com/gpump/gpump/games"
 
 	"github.com/urfave/cli/v2"
 

@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/gpump/gpump/games"
-	"github.com/gpump/gpump/internal/memlimit"
 	"log/slog"
 	"math"
 	"os"
 	"strings"
 	"time"
+
+	"github.com/gpump/gpump/games"
+	"github.com/gpump/gpump/internal/memlimit"
 
 	"gorgonia.org/tensor"
 
@@ -180,7 +181,7 @@ func (j *job) run(ctx context.Context, rec solver.Recorder, log *slog.Logger) (*
 			"iterations", res.Iterations, "seconds", round3(res.Runtime.Seconds()))
 	}
 	if out != nil {
-		out.Source, out.LoadSeconds, out.Threads = displayName(l.source), load.Seconds(), j.threads
+		out.Source, out.LoadSeconds, out.Threads = games.DisplayName(l.source), load.Seconds(), j.threads
 	}
 	return out, res, err
 }

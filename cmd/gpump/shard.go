@@ -115,7 +115,7 @@ func shardInstances(spec string, insts []*instance, log *slog.Logger) ([]*instan
 	}
 	var mine []*instance
 	for _, in := range insts {
-		if s.Has(in.name) {
+		if s.Has(in.Name) {
 			mine = append(mine, in)
 		}
 	}

@@ -22,7 +22,7 @@ func shardBatch(t *testing.T, k int) (string, []string) {
 		if code, _, errOut := gpump(t, "gen", "uniform", "--m", "6", "--n", fmt.Sprint(5+i%3), "--seed", fmt.Sprint(i+1), "-o", p, "-q"); code != 0 {
 			t.Fatalf("gen: %d %s", code, errOut)
 		}
-		names = append(names, displayName(p))
+		names = append(names, games.DisplayName(p))
 	}
 	return dir, names
 }

@@ -3,9 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/gpump/gpump/games"
 	"io"
 	"log/slog"
+
+	"github.com/gpump/gpump/games"
 
 	"github.com/urfave/cli/v2"
 	"gorgonia.org/tensor"

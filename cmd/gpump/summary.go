@@ -3,13 +3,14 @@ package main
 import (
 	"cmp"
 	"fmt"
-	"github.com/gpump/gpump/games"
 	"io"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/gpump/gpump/games"
 
 	"github.com/gpump/gpump/solver"
 )

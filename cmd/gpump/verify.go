@@ -4,13 +4,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/gpump/gpump/games"
 	"io"
 	"math"
 	"math/big"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/gpump/gpump/games"
 
 	"github.com/urfave/cli/v2"
 	"gorgonia.org/tensor"
