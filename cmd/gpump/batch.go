@@ -24,6 +24,7 @@ import (
 
 	"github.com/gpump/gpump/datasets"
 	"github.com/gpump/gpump/internal/atomicfile"
+	"github.com/gpump/gpump/internal/progress"
 )
 
 // batchOptions are gpump batch's flags but the log's (newLogger).
@@ -444,7 +445,7 @@ func solveInstance(ctx context.Context, batch *jobOptions, in *instance, threads
 		return line, j
 	}
 	defer j.close()
-	out, res, err := j.run(ctx, newProgressLog(log, "instance", in.Name), slog.New(slog.DiscardHandler))
+	out, res, err := j.run(ctx, progress.NewLog(log, "instance", in.Name), slog.New(slog.DiscardHandler))
 	var ie *interruptedError
 	if errors.As(err, &ie) {
 		// Not a failure of the instance: --resume runs it again.

@@ -20,6 +20,7 @@ import (
 	"github.com/gpump/gpump/gan"
 	"github.com/gpump/gpump/gan/ganplot"
 	"github.com/gpump/gpump/internal/atomicfile"
+	"github.com/gpump/gpump/internal/progress"
 	"github.com/gpump/gpump/solver"
 )
 
@@ -173,7 +174,7 @@ func ganAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	defer prog.clear()
+	defer prog.Clear()
 	rec := &ganRecorder{prog: prog, log: log}
 	if c.Bool("quiet") {
 		rec.log = nil
@@ -188,7 +189,7 @@ func ganAction(c *cli.Context) error {
 	} else if err != nil {
 		return err
 	}
-	prog.clear()
+	prog.Clear()
 	secs := time.Since(start).Seconds()
 
 	n := c.Int("num-samples")
@@ -414,7 +415,7 @@ func ganConfig(c *cli.Context) (*gan.Config, *gan.Dataset, error) {
 // ganRecorder keeps each round's certified gap, shows the progress and
 // keeps the rows of the trace.
 type ganRecorder struct {
-	prog     *progress
+	prog     *progress.Bar
 	log      *slog.Logger
 	method   string
 	rounds   int
@@ -429,10 +430,10 @@ func (g *ganRecorder) Init(info *gan.Info) error {
 	g.method, g.rounds = info.Method, info.Config.Rounds
 	g.progInfo = solver.Settings{MaxIterations: g.rounds}
 	if g.prog != nil {
-		g.prog.unit = "round" // and rounds/s
+		g.prog.Unit = "round" // and rounds/s
 		g.prog.Init(&solver.Info{Settings: &g.progInfo})
 	}
-	g.nextLog = logEvery
+	g.nextLog = progress.LogEvery
 	return nil
 }
 
@@ -452,7 +453,7 @@ func (g *ganRecorder) Record(r *gan.Round) error {
 	if g.prog != nil {
 		g.prog.Record(&solver.Record{Iteration: r.Round, Gap: r.Gap, RelGap: r.RelGap, Evaluations: r.MatrixPasses, Elapsed: r.Elapsed})
 	} else if g.log != nil && r.Elapsed >= g.nextLog {
-		g.nextLog = r.Elapsed + logEvery
+		g.nextLog = r.Elapsed + progress.LogEvery
 		g.log.Info("progress", "round", r.Round, "rounds", g.rounds, "relative_gap", r.RelGap, "seconds", round3(r.Elapsed.Seconds()))
 	}
 	return nil

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gpump/gpump/gan"
+	"github.com/gpump/gpump/internal/progress"
 )
 
 // ganSmall is a gan run of a second.
@@ -68,11 +69,11 @@ func TestGanOnTerminal(t *testing.T) {
 // --rounds, at rounds per second.
 func TestGanProgress(t *testing.T) {
 	var buf bytes.Buffer
-	p := newProgress(&buf)
+	p := progress.New(&buf)
+	p.Every = 0 // redraw every round
 	g := &ganRecorder{prog: p}
 	g.Init(&gan.Info{Config: &gan.Config{Rounds: 20}, Method: "rm+"})
 	for k := 1; k <= 3; k++ {
-		p.last = time.Time{}
 		g.Record(&gan.Round{Round: k, RelGap: 1e-3, MatrixPasses: 10 * k, Elapsed: time.Duration(k) * time.Second})
 	}
 	shown := buf.String()

@@ -12,6 +12,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/gpump/gpump/datasets"
+	"github.com/gpump/gpump/internal/progress"
 	"github.com/gpump/gpump/solver"
 )
 
@@ -80,9 +81,9 @@ func solveAction(c *cli.Context, o *solveOptions) error {
 	if err != nil {
 		return err
 	}
-	defer prog.clear()
+	defer prog.Clear()
 	// Without a terminal for the bar, a log line every few seconds.
-	var shown solver.Recorder = newProgressLog(log)
+	var shown solver.Recorder = progress.NewLog(log)
 	if prog != nil {
 		shown = prog
 	} else if c.Bool("quiet") {
