@@ -33,9 +33,9 @@ type batchOptions struct {
 	manifest, output string
 	jobs, batchSize  int
 	json, resume     bool
-	quiet            bool
-	strategies       string
-	shard            string // --shard K/N
+	logOptions
+	strategies string
+	shard      string // --shard K/N
 }
 
 func batchCommand() *cli.Command {
@@ -46,13 +46,13 @@ func batchCommand() *cli.Command {
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Destination: &o.output, Usage: "write the JSON lines to this file (- for standard output)", DefaultText: "a line per instance on a terminal, else JSON lines, on standard output"},
 		&cli.BoolFlag{Name: "json", Destination: &o.json, Usage: "write JSON lines to standard output even when it is a terminal"},
 		&cli.BoolFlag{Name: "resume", Destination: &o.resume, Usage: "append to --output, skipping the instances it already holds a result for"},
-		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Destination: &o.quiet, Usage: "no log lines and no summary table on stderr"},
-		&cli.StringFlag{Name: "log-format", Value: "text", Usage: "log lines on stderr: text or json"},
-		verboseFlag(),
+	}
+	flags = append(flags, logFlags(&o.logOptions, "no log lines and no summary table on stderr", true)...)
+	flags = append(flags, []cli.Flag{
 		shardFlag(&o.shard),
 		&cli.IntFlag{Name: "batch-size", Destination: &o.batchSize, Value: defaultBatchSize, Usage: "at most this many small same-shape .npy files solved together as one batch (1: each on its own)"},
 		&cli.StringFlag{Name: "strategies", Destination: &o.strategies, Usage: "write every instance's strategies to this .npz archive, written whole when the batch ends (see above)"},
-	}
+	}...)
 	for _, f := range inputFlags(o.jobOptions) {
 		if f.Names()[0] != "key" { // a key is per archive: give it per line
 			flags = append(flags, f)
@@ -146,7 +146,7 @@ func batchAction(c *cli.Context, o *batchOptions) error {
 	} else if w != nil && batchWorld == nil {
 		return mpiBatch(c, o, w)
 	}
-	log, err := newLogger(c, c.App.ErrWriter)
+	log, err := o.logger(c.App.ErrWriter)
 	if err != nil {
 		return err
 	}
@@ -214,7 +214,7 @@ func batchAction(c *cli.Context, o *batchOptions) error {
 	// stderr; the instances' log lines (solved, failed, progress) go only
 	// to a log, or with --verbose.
 	instLog, readable := log, io.Writer(nil)
-	if quietTerminal(c, c.App.ErrWriter) {
+	if o.quietTerminal(c.App.ErrWriter) {
 		instLog = slog.New(slog.DiscardHandler)
 		if !human {
 			readable = c.App.ErrWriter

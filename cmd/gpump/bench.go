@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -20,14 +21,26 @@ import (
 
 // peakers give a device's peak memory bandwidth in bytes per second, with
 // where the figure comes from; files behind build tags add theirs.
-var peakers = map[string]func(c *cli.Context, b tensorops.Backend, bytes int64) (float64, string, error){
-	"cpu": func(c *cli.Context, _ tensorops.Backend, bytes int64) (float64, string, error) {
-		r, err := bench.ReadRate(c.Context, threadsOf(c), bytes, c.Duration("min-time"))
+var peakers = map[string]func(ctx context.Context, o *benchOptions, b tensorops.Backend, bytes int64) (float64, string, error){
+	"cpu": func(ctx context.Context, o *benchOptions, _ tensorops.Backend, bytes int64) (float64, string, error) {
+		r, err := bench.ReadRate(ctx, threadsOr(o.threads), bytes, o.minTime)
 		return r, fmt.Sprintf("a plain %s read of the same bytes by the same threads", memread.Name()), err
 	},
 }
 
+// benchOptions are gpump bench's flags.
+type benchOptions struct {
+	device, precision    string
+	m, n, threads, games int
+	minTime              time.Duration
+	seed                 uint64
+	eps                  float64
+	json, lockstep       bool
+	given                map[string]bool // the flags the command line gave
+}
+
 func benchCommand() *cli.Command {
+	o := &benchOptions{}
 	return &cli.Command{
 		Name:  "bench",
 		Usage: "time operator evaluations and iterations on a device",
@@ -55,19 +68,22 @@ Examples:
    gpump bench --m 20000 --n 20000 --precision f32 --threads 2
    gpump bench --device cuda --m 32768 --n 32768 --precision f32`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "device", Value: "cpu", Usage: deviceFlagUsage},
-			&cli.IntFlag{Name: "m", Value: 12000, Usage: "rows"},
-			&cli.IntFlag{Name: "n", Value: 12000, Usage: "columns"},
-			&cli.StringFlag{Name: "precision", Value: "f64", Usage: "storage of A: f64 or f32"},
-			&cli.DurationFlag{Name: "min-time", Value: 2 * time.Second, Usage: "least time of each measurement"},
-			&cli.IntFlag{Name: "threads", Usage: "CPU worker threads", DefaultText: "all cores"},
-			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the matrix"},
-			&cli.BoolFlag{Name: "json", Usage: "print the result as JSON"},
-			&cli.IntFlag{Name: "games", Usage: "time a batch of this many m×n games instead (see above)"},
-			&cli.Float64Flag{Name: "eps", Value: 1e-6, Usage: "with --games: the relative gap each game is solved to"},
-			&cli.BoolFlag{Name: "lockstep", Usage: "with --games on the CPU: run the batch in lockstep, as on a device"},
+			&cli.StringFlag{Name: "device", Destination: &o.device, Value: "cpu", Usage: deviceFlagUsage},
+			&cli.IntFlag{Name: "m", Destination: &o.m, Value: 12000, Usage: "rows"},
+			&cli.IntFlag{Name: "n", Destination: &o.n, Value: 12000, Usage: "columns"},
+			&cli.StringFlag{Name: "precision", Destination: &o.precision, Value: "f64", Usage: "storage of A: f64 or f32"},
+			&cli.DurationFlag{Name: "min-time", Destination: &o.minTime, Value: 2 * time.Second, Usage: "least time of each measurement"},
+			&cli.IntFlag{Name: "threads", Destination: &o.threads, Usage: "CPU worker threads", DefaultText: "all cores"},
+			&cli.Uint64Flag{Name: "seed", Destination: &o.seed, Value: 1, Usage: "seed of the matrix"},
+			&cli.BoolFlag{Name: "json", Destination: &o.json, Usage: "print the result as JSON"},
+			&cli.IntFlag{Name: "games", Destination: &o.games, Usage: "time a batch of this many m×n games instead (see above)"},
+			&cli.Float64Flag{Name: "eps", Destination: &o.eps, Value: 1e-6, Usage: "with --games: the relative gap each game is solved to"},
+			&cli.BoolFlag{Name: "lockstep", Destination: &o.lockstep, Usage: "with --games on the CPU: run the batch in lockstep, as on a device"},
 		},
-		Action: benchAction,
+		Action: func(c *cli.Context) error {
+			o.given = givenFlags(c)
+			return benchAction(c, o)
+		},
 	}
 }
 
@@ -87,42 +103,42 @@ type benchOutput struct {
 	OperatorFigure float64 `json:"operator_share_of_figure,omitempty"`
 }
 
-func benchAction(c *cli.Context) error {
+func benchAction(c *cli.Context, o *benchOptions) error {
 	if c.NArg() > 0 {
 		return fmt.Errorf("bench takes no arguments, got %q", c.Args().First())
 	}
-	m, n := c.Int("m"), c.Int("n")
+	m, n := o.m, o.n
 	if m <= 0 || n <= 0 {
 		return fmt.Errorf("--m and --n must be positive, got %d and %d", m, n)
 	}
-	dt, err := parsePrecision(c.String("precision"), false)
+	dt, err := parsePrecision(o.precision, false)
 	if err != nil {
 		return err
 	}
-	if c.Int("threads") < 0 {
-		return fmt.Errorf("--threads must be at least 0 (0: all cores), got %d", c.Int("threads"))
+	if o.threads < 0 {
+		return fmt.Errorf("--threads must be at least 0 (0: all cores), got %d", o.threads)
 	}
-	if c.Duration("min-time") <= 0 {
-		return fmt.Errorf("--min-time must be positive, got %v", c.Duration("min-time"))
+	if o.minTime <= 0 {
+		return fmt.Errorf("--min-time must be positive, got %v", o.minTime)
 	}
-	if c.IsSet("games") {
-		return benchGames(c, m, n, dt)
+	if o.given["games"] {
+		return benchGames(c, o, m, n, dt)
 	}
 	if err := memlimit.Check(m, n, int(dt.Size())); err != nil {
 		return err
 	}
-	b, closeB, err := openDevice(c.String("device"), threadsOf(c))
+	b, closeB, err := openDevice(o.device, threadsOr(o.threads))
 	if err != nil {
 		return err
 	}
 	defer closeB()
-	res, err := bench.Run(c.Context, b, &bench.Options{M: m, N: n, Dtype: dt, MinTime: c.Duration("min-time"), Seed: c.Uint64("seed")})
+	res, err := bench.Run(c.Context, b, &bench.Options{M: m, N: n, Dtype: dt, MinTime: o.minTime, Seed: o.seed})
 	if err != nil {
 		return err
 	}
-	out := benchOutput{Result: res, Kernels: kernelsOf(b), Threads: threadsOf(c)}
+	out := benchOutput{Result: res, Kernels: kernelsOf(b), Threads: threadsOr(o.threads)}
 	if peak, ok := peakers[b.Name()]; ok {
-		bw, src, err := peak(c, b, res.BytesPerOperator)
+		bw, src, err := peak(c.Context, o, b, res.BytesPerOperator)
 		if err != nil {
 			return err
 		}
@@ -132,7 +148,7 @@ func benchAction(c *cli.Context) error {
 			out.PeakGBs, out.OperatorPeak = bench.Peak(out.FigureGBs, res.OperatorGBs)
 		}
 	}
-	if c.Bool("json") {
+	if o.json {
 		return writeJSON(c.App.Writer, &out)
 	}
 	w := c.App.Writer
@@ -187,16 +203,15 @@ type benchGamesOutput struct {
 }
 
 // benchGames times SolveBatch on seeded uniform games.
-func benchGames(c *cli.Context, m, n int, dt tensor.Dtype) error {
-	count := c.Int("games")
-	eps := c.Float64("eps")
+func benchGames(c *cli.Context, o *benchOptions, m, n int, dt tensor.Dtype) error {
+	count, eps := o.games, o.eps
 	switch {
 	case count < 1:
 		return fmt.Errorf("--games must be at least 1, got %d", count)
 	case !(eps > 0 && eps < 1):
 		return fmt.Errorf("--eps must be in (0, 1), got %v", eps)
-	case c.Bool("lockstep") && c.String("device") != "cpu":
-		return fmt.Errorf("--lockstep is for the CPU: a batch on --device %s always runs in lockstep", c.String("device"))
+	case o.lockstep && o.device != "cpu":
+		return fmt.Errorf("--lockstep is for the CPU: a batch on --device %s always runs in lockstep", o.device)
 	}
 	if float64(m)*float64(n)*float64(count) > maxStackEntries {
 		return fmt.Errorf("--games %d of %d×%d is more than 2⁵⁰ entries", count, m, n)
@@ -206,7 +221,7 @@ func benchGames(c *cli.Context, m, n int, dt tensor.Dtype) error {
 	}
 	a := tensor.New(tensor.Of(dt), tensor.WithShape(count, m, n))
 	for k := range count {
-		g, err := datasets.Uniform(dt, m, n, -1, 1, c.Uint64("seed")+uint64(k))
+		g, err := datasets.Uniform(dt, m, n, -1, 1, o.seed+uint64(k))
 		if err != nil {
 			return err
 		}
@@ -216,17 +231,17 @@ func benchGames(c *cli.Context, m, n int, dt tensor.Dtype) error {
 	if err != nil {
 		return err
 	}
-	workers := threadsOf(c)
+	workers := threadsOr(o.threads)
 	var timed *timedBatched
-	if c.Bool("lockstep") || c.String("device") != "cpu" {
-		be, closeBe, err := openDevice(c.String("device"), workers)
+	if o.lockstep || o.device != "cpu" {
+		be, closeBe, err := openDevice(o.device, workers)
 		if err != nil {
 			return err
 		}
 		defer closeBe()
 		bb, ok := be.(tensorops.Batched)
 		if !ok {
-			return fmt.Errorf("--device %s runs no batched operations", c.String("device"))
+			return fmt.Errorf("--device %s runs no batched operations", o.device)
 		}
 		timed = &timedBatched{Batched: bb}
 	}
@@ -242,7 +257,7 @@ func benchGames(c *cli.Context, m, n int, dt tensor.Dtype) error {
 	}
 	el := time.Since(t0).Seconds()
 	out := benchGamesOutput{Games: count, M: m, N: n, Precision: precisionName(dt), Eps: eps, Workers: workers, Seconds: el, GamesPerSec: float64(count) / el,
-		Device: c.String("device"), Mode: "workers"}
+		Device: o.device, Mode: "workers"}
 	if timed != nil {
 		out.Mode, out.Workers = "lockstep", 0
 		out.BatchedCalls, out.BatchedPasses = timed.calls, timed.passes
@@ -268,7 +283,7 @@ func benchGames(c *cli.Context, m, n int, dt tensor.Dtype) error {
 	}
 	out.MeanPasses = float64(passes) / float64(count)
 	out.PassGFLOPs = float64(passes) * 2 * float64(m) * float64(n) / el / 1e9
-	if c.Bool("json") {
+	if o.json {
 		return writeJSON(c.App.Writer, &out)
 	}
 	how := fmt.Sprintf("%d workers", workers)

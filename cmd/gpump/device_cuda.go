@@ -3,9 +3,8 @@
 package main
 
 import (
+	"context"
 	"fmt"
-
-	"github.com/urfave/cli/v2"
 
 	"github.com/gpump/gpump/tensorops"
 )
@@ -23,7 +22,7 @@ func init() {
 		}
 	}
 	listers = append(listers, listCUDA)
-	peakers["cuda"] = func(_ *cli.Context, b tensorops.Backend, _ int64) (float64, string, error) {
+	peakers["cuda"] = func(_ context.Context, _ *benchOptions, b tensorops.Backend, _ int64) (float64, string, error) {
 		c, ok := b.(*tensorops.CUDA)
 		if !ok {
 			return 0, "", nil

@@ -24,8 +24,24 @@ import (
 	"github.com/gpump/gpump/solver"
 )
 
+// ganOptions are gpump gan's flags.
+type ganOptions struct {
+	logOptions
+	data, loss, algo, device, output, samples, trace, plot string
+
+	generators, discriminators, rounds, batch, hidden, numSamples int
+	genSteps, discSteps, respawnAfter, splitEvery, threads        int
+
+	rate, discRate, sharpen, discInit, langevin, splitRatio, explore, eps float64
+
+	seed                  uint64
+	uniform, graphs, json bool
+	given                 map[string]bool // the flags the command line gave
+}
+
 func ganCommand() *cli.Command {
 	def := gan.DefaultConfig()
+	o := &ganOptions{}
 	return &cli.Command{
 		Name:  "gan",
 		Usage: "train a mixture of generators and discriminators by solving their payoff game every round",
@@ -48,42 +64,43 @@ Examples:
    gpump gan --data ring8 --seed 1 --samples s.npy -o r.json
    gpump gan --data grid25 --generators 16 --plot samples.png --trace rounds.csv
    gpump gan --data points.npy --loss wgan --algo rm+ -o r.json`,
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "data", Usage: "ring8, grid25, their unequal-weight forms ring8u and grid25u, or an N×d .npy file of points", Required: true},
-			&cli.IntFlag{Name: "generators", Aliases: []string{"K"}, Usage: "generator particles K", DefaultText: "⌈1.5×modes⌉ for ring8 and grid25 (12, 38), 16 for a file"},
-			&cli.IntFlag{Name: "discriminators", Aliases: []string{"J"}, Value: def.Discriminators, Usage: "discriminator particles J"},
-			&cli.IntFlag{Name: "rounds", Value: def.Rounds, Usage: "rounds R"},
-			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of every draw"},
-			&cli.StringFlag{Name: "loss", Value: def.Loss.String(), Usage: "log (cross-entropy, non-saturating generator steps) or wgan (clipped critic)"},
-			&cli.IntFlag{Name: "batch", Value: def.Batch, Usage: "minibatch size"},
-			&cli.IntFlag{Name: "hidden", Value: def.Hidden, Usage: "width of the networks' two hidden layers"},
-			&cli.IntFlag{Name: "gen-steps", Value: def.GenSteps, Usage: "gradient steps of each generator per round"},
-			&cli.IntFlag{Name: "disc-steps", Value: def.DiscSteps, Usage: "gradient steps of each discriminator per round"},
-			&cli.Float64Flag{Name: "rate", Value: def.GenRate, Usage: "Adam's step size of the generators"},
-			&cli.Float64Flag{Name: "disc-rate", Value: def.DiscRate, Usage: "Adam's step size of the discriminators"},
-			&cli.Float64Flag{Name: "sharpen", Value: def.Sharpen, Usage: "fraction of the last rounds over which both step sizes fall to a tenth (0: none)"},
-			&cli.Float64Flag{Name: "disc-init", Value: def.DiscInit, Usage: "scale of the discriminators' first layers at the start, in units of 1/σ of the data: each unit's tanh rises over about 6σ/scale, which must be narrower than the gap between neighbouring modes (0: Glorot's draw)"},
-			&cli.Float64Flag{Name: "langevin", Usage: "temperature of Langevin noise added after each step", DefaultText: "0, none"},
-			&cli.IntFlag{Name: "respawn-after", Value: def.RespawnAfter, Usage: "respawn a particle whose weight stayed below 0.1/max(K,J) this many rounds (0: never)"},
-			&cli.IntFlag{Name: "split-every", Value: def.SplitEvery, Usage: "rounds between checks for generators that straddle two modes, each restarted with a spare generator (the lighter of the two nearest each other) as two blobs, one on each (0: never)"},
-			&cli.Float64Flag{Name: "split-ratio", Value: def.SplitRatio, Usage: "separation of a generator's two clusters, in within-cluster RMS distances, above which it straddles two modes"},
-			&cli.Float64Flag{Name: "explore", Value: def.Explore, Usage: "share of uniform weight in the generators' mixture that the discriminators step against and the samples are drawn from (0: none, the game's p alone)"},
-			&cli.BoolFlag{Name: "uniform", Usage: "keep the weights uniform instead of solving the game (a baseline)"},
-			&cli.BoolFlag{Name: "graphs", Usage: "compute the gradient steps with gorgonia's float64 graphs (the reference) instead of the batched float32 layers"},
-			&cli.StringFlag{Name: "algo", Value: gan.DefaultMethod, Usage: "method of each round's game: " + strings.Join(solver.MethodNames(), ", ")},
-			&cli.Float64Flag{Name: "eps", Value: def.RelGap, Usage: "target gap of each round's game, relative to max|M|"},
-			&cli.StringFlag{Name: "device", Value: "cpu", Usage: "where each round's game and payoff matrix live: cpu, or cuda in a binary built with -tags cuda (the gradient steps run on the CPU)"},
-			&cli.IntFlag{Name: "threads", Usage: "CPU threads of the game's backend", DefaultText: "all cores"},
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the JSON result to this file, atomically (- for standard output)", DefaultText: "a summary on a terminal, else JSON, on standard output"},
-			&cli.BoolFlag{Name: "json", Usage: "write the JSON result to standard output even when it is a terminal"},
-			&cli.StringFlag{Name: "samples", Usage: "write the drawn points to this .npy file (N×d float64)"},
-			&cli.IntFlag{Name: "num-samples", Value: 10000, Usage: "points drawn from the trained mixture for --samples and the metrics"},
-			&cli.StringFlag{Name: "trace", Usage: "write a CSV row per round to this file"},
-			&cli.StringFlag{Name: "plot", Usage: "draw the data and the samples side by side, with the weights, to this .png file"},
-			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar and no log lines on stderr"},
-			verboseFlag(),
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "data", Destination: &o.data, Usage: "ring8, grid25, their unequal-weight forms ring8u and grid25u, or an N×d .npy file of points", Required: true},
+			&cli.IntFlag{Name: "generators", Destination: &o.generators, Aliases: []string{"K"}, Usage: "generator particles K", DefaultText: "⌈1.5×modes⌉ for ring8 and grid25 (12, 38), 16 for a file"},
+			&cli.IntFlag{Name: "discriminators", Destination: &o.discriminators, Aliases: []string{"J"}, Value: def.Discriminators, Usage: "discriminator particles J"},
+			&cli.IntFlag{Name: "rounds", Destination: &o.rounds, Value: def.Rounds, Usage: "rounds R"},
+			&cli.Uint64Flag{Name: "seed", Destination: &o.seed, Value: 1, Usage: "seed of every draw"},
+			&cli.StringFlag{Name: "loss", Destination: &o.loss, Value: def.Loss.String(), Usage: "log (cross-entropy, non-saturating generator steps) or wgan (clipped critic)"},
+			&cli.IntFlag{Name: "batch", Destination: &o.batch, Value: def.Batch, Usage: "minibatch size"},
+			&cli.IntFlag{Name: "hidden", Destination: &o.hidden, Value: def.Hidden, Usage: "width of the networks' two hidden layers"},
+			&cli.IntFlag{Name: "gen-steps", Destination: &o.genSteps, Value: def.GenSteps, Usage: "gradient steps of each generator per round"},
+			&cli.IntFlag{Name: "disc-steps", Destination: &o.discSteps, Value: def.DiscSteps, Usage: "gradient steps of each discriminator per round"},
+			&cli.Float64Flag{Name: "rate", Destination: &o.rate, Value: def.GenRate, Usage: "Adam's step size of the generators"},
+			&cli.Float64Flag{Name: "disc-rate", Destination: &o.discRate, Value: def.DiscRate, Usage: "Adam's step size of the discriminators"},
+			&cli.Float64Flag{Name: "sharpen", Destination: &o.sharpen, Value: def.Sharpen, Usage: "fraction of the last rounds over which both step sizes fall to a tenth (0: none)"},
+			&cli.Float64Flag{Name: "disc-init", Destination: &o.discInit, Value: def.DiscInit, Usage: "scale of the discriminators' first layers at the start, in units of 1/σ of the data: each unit's tanh rises over about 6σ/scale, which must be narrower than the gap between neighbouring modes (0: Glorot's draw)"},
+			&cli.Float64Flag{Name: "langevin", Destination: &o.langevin, Usage: "temperature of Langevin noise added after each step", DefaultText: "0, none"},
+			&cli.IntFlag{Name: "respawn-after", Destination: &o.respawnAfter, Value: def.RespawnAfter, Usage: "respawn a particle whose weight stayed below 0.1/max(K,J) this many rounds (0: never)"},
+			&cli.IntFlag{Name: "split-every", Destination: &o.splitEvery, Value: def.SplitEvery, Usage: "rounds between checks for generators that straddle two modes, each restarted with a spare generator (the lighter of the two nearest each other) as two blobs, one on each (0: never)"},
+			&cli.Float64Flag{Name: "split-ratio", Destination: &o.splitRatio, Value: def.SplitRatio, Usage: "separation of a generator's two clusters, in within-cluster RMS distances, above which it straddles two modes"},
+			&cli.Float64Flag{Name: "explore", Destination: &o.explore, Value: def.Explore, Usage: "share of uniform weight in the generators' mixture that the discriminators step against and the samples are drawn from (0: none, the game's p alone)"},
+			&cli.BoolFlag{Name: "uniform", Destination: &o.uniform, Usage: "keep the weights uniform instead of solving the game (a baseline)"},
+			&cli.BoolFlag{Name: "graphs", Destination: &o.graphs, Usage: "compute the gradient steps with gorgonia's float64 graphs (the reference) instead of the batched float32 layers"},
+			&cli.StringFlag{Name: "algo", Destination: &o.algo, Value: gan.DefaultMethod, Usage: "method of each round's game: " + strings.Join(solver.MethodNames(), ", ")},
+			&cli.Float64Flag{Name: "eps", Destination: &o.eps, Value: def.RelGap, Usage: "target gap of each round's game, relative to max|M|"},
+			&cli.StringFlag{Name: "device", Destination: &o.device, Value: "cpu", Usage: "where each round's game and payoff matrix live: cpu, or cuda in a binary built with -tags cuda (the gradient steps run on the CPU)"},
+			&cli.IntFlag{Name: "threads", Destination: &o.threads, Usage: "CPU threads of the game's backend", DefaultText: "all cores"},
+			&cli.StringFlag{Name: "output", Destination: &o.output, Aliases: []string{"o"}, Usage: "write the JSON result to this file, atomically (- for standard output)", DefaultText: "a summary on a terminal, else JSON, on standard output"},
+			&cli.BoolFlag{Name: "json", Destination: &o.json, Usage: "write the JSON result to standard output even when it is a terminal"},
+			&cli.StringFlag{Name: "samples", Destination: &o.samples, Usage: "write the drawn points to this .npy file (N×d float64)"},
+			&cli.IntFlag{Name: "num-samples", Destination: &o.numSamples, Value: 10000, Usage: "points drawn from the trained mixture for --samples and the metrics"},
+			&cli.StringFlag{Name: "trace", Destination: &o.trace, Usage: "write a CSV row per round to this file"},
+			&cli.StringFlag{Name: "plot", Destination: &o.plot, Usage: "draw the data and the samples side by side, with the weights, to this .png file"},
+		}, logFlags(&o.logOptions, "no progress bar and no log lines on stderr", false)...),
+		Action: func(c *cli.Context) error {
+			o.given = givenFlags(c)
+			return ganAction(c, o)
 		},
-		Action: ganAction,
 	}
 }
 
@@ -121,11 +138,11 @@ type ganOutput struct {
 	Mixture             *gan.Mixture `json:"mixture"`
 }
 
-func ganAction(c *cli.Context) error {
+func ganAction(c *cli.Context, o *ganOptions) error {
 	if c.NArg() > 0 {
 		return fmt.Errorf("gan takes no arguments, got %q (the data set is --data)", c.Args().First())
 	}
-	cfg, data, err := ganConfig(c)
+	cfg, data, err := ganConfig(o)
 	if err != nil {
 		return err
 	}
@@ -134,11 +151,11 @@ func ganAction(c *cli.Context) error {
 	if data.Points != nil {
 		files.add("--data", data.Name, true)
 	}
-	out := c.String("output")
+	out := o.output
 	// JSON for programs, a summary for people: a terminal shows the
 	// summary (the JSON holds every network's parameters), with -o FILE
 	// too, unless --json or -o - asks for the JSON there.
-	summary := isTerminal(c.App.Writer) && !c.Bool("json") && out != "-"
+	summary := isTerminal(c.App.Writer) && !o.json && out != "-"
 	if out == "-" {
 		out = ""
 	}
@@ -146,8 +163,8 @@ func ganAction(c *cli.Context) error {
 	if out == "" && !summary {
 		files.addWriter("standard output", c.App.Writer)
 	}
-	for _, f := range []struct{ flag, ext string }{{"samples", ".npy"}, {"plot", ".png"}, {"trace", ""}} {
-		p := c.String(f.flag)
+	for _, f := range []struct{ flag, ext, p string }{{"samples", ".npy", o.samples}, {"plot", ".png", o.plot}, {"trace", "", o.trace}} {
+		p := f.p
 		if p != "" && f.ext != "" && !strings.EqualFold(filepath.Ext(p), f.ext) {
 			return fmt.Errorf("--%s writes a %s file, not %q", f.flag, f.ext, p)
 		}
@@ -163,20 +180,20 @@ func ganAction(c *cli.Context) error {
 			}
 		}
 	}
-	be, closeBE, err := openDevice(c.String("device"), cfg.Threads)
+	be, closeBE, err := openDevice(o.device, cfg.Threads)
 	if err != nil {
 		return err
 	}
 	defer closeBE()
 	cfg.Backend, cfg.Payoff = be, ganPayoff(be)
 
-	prog, log, err := progressLogger(c)
+	prog, log, err := o.progressLogger(c.App.ErrWriter)
 	if err != nil {
 		return err
 	}
 	defer prog.Clear()
 	rec := &ganRecorder{prog: prog, log: log}
-	if c.Bool("quiet") {
+	if o.quiet {
 		rec.log = nil
 	}
 	cfg.Recorder = rec
@@ -192,7 +209,7 @@ func ganAction(c *cli.Context) error {
 	prog.Clear()
 	secs := time.Since(start).Seconds()
 
-	n := c.Int("num-samples")
+	n := o.numSamples
 	pts, labels := mix.SampleLabeled(n, rand.New(rand.NewPCG(cfg.Seed, 1)))
 	met := gan.Evaluate(data, pts, rand.New(rand.NewPCG(cfg.Seed, 2)))
 	res := ganOutput{
@@ -200,7 +217,7 @@ func ganAction(c *cli.Context) error {
 		Generators: len(mix.Generators), Discriminators: len(mix.Discriminators), Rounds: len(rec.gaps) - 1, Seed: cfg.Seed,
 		P: mix.P, Q: mix.Q, Gaps: rec.gaps, RelativeGaps: rec.rel, TargetRelativeGap: cfg.RelGap,
 		NumSamples: n, MMD2: met.MMD2, MMD2Bandwidth: met.Bandwidth, MetricPoints: min(n, gan.MetricPoints),
-		Seconds: round3(secs), Device: c.String("device"), Mixture: mix,
+		Seconds: round3(secs), Device: o.device, Mixture: mix,
 	}
 	if cfg.Uniform {
 		res.Algorithm = "uniform"
@@ -225,7 +242,7 @@ func ganAction(c *cli.Context) error {
 	_, err = interruptible(nextInterrupt(c.Context), "writing the results", func() (any, error) {
 		var failed []error
 		var written []string // "what in file", for the summary
-		if p := c.String("samples"); p != "" {
+		if p := o.samples; p != "" {
 			t := tensor.New(tensor.WithShape(n, data.Dim), tensor.WithBacking(pts))
 			if err := writeFile("--samples", p, func(w io.Writer) error { return datasets.EncodeNPY(w, t) }); err != nil {
 				failed = append(failed, err)
@@ -234,7 +251,7 @@ func ganAction(c *cli.Context) error {
 				written = append(written, "samples in "+p)
 			}
 		}
-		if p := c.String("plot"); p != "" {
+		if p := o.plot; p != "" {
 			ref := make([]float64, n*data.Dim)
 			data.Sample(ref, rand.New(rand.NewPCG(cfg.Seed, 3)))
 			fig := &ganplot.Figure{Data: ref, Samples: pts, Labels: labels, Dim: data.Dim, Name: data.Name, Rounds: res.Rounds,
@@ -258,7 +275,7 @@ func ganAction(c *cli.Context) error {
 		}
 		// The trace last: it may be a FIFO whose reader never comes, and
 		// the interrupt that gives up on it must find the result written.
-		if p := c.String("trace"); p != "" {
+		if p := o.trace; p != "" {
 			if err := writeFile("--trace", p, rec.writeTrace); err != nil {
 				failed = append(failed, err)
 			} else {
@@ -327,76 +344,78 @@ func writeGANSummary(w io.Writer, r *ganOutput, file string, written []string) e
 }
 
 // ganConfig checks the flags and reads the data set.
-func ganConfig(c *cli.Context) (*gan.Config, *gan.Dataset, error) {
+func ganConfig(o *ganOptions) (*gan.Config, *gan.Dataset, error) {
 	cfg := gan.DefaultConfig()
 	for _, f := range []struct {
 		name string
+		v    int
 		dst  *int
-	}{{"generators", &cfg.Generators}, {"discriminators", &cfg.Discriminators}, {"rounds", &cfg.Rounds}, {"batch", &cfg.Batch}, {"hidden", &cfg.Hidden}, {"num-samples", nil}} {
-		v := c.Int(f.name)
-		if f.name == "generators" && !c.IsSet(f.name) {
+	}{{"generators", o.generators, &cfg.Generators}, {"discriminators", o.discriminators, &cfg.Discriminators}, {"rounds", o.rounds, &cfg.Rounds},
+		{"batch", o.batch, &cfg.Batch}, {"hidden", o.hidden, &cfg.Hidden}, {"num-samples", o.numSamples, nil}} {
+		if f.name == "generators" && !o.given[f.name] {
 			continue // chosen from the data by gan.Train
 		}
-		if v < 1 {
-			return nil, nil, fmt.Errorf("--%s must be at least 1, got %d", f.name, v)
+		if f.v < 1 {
+			return nil, nil, fmt.Errorf("--%s must be at least 1, got %d", f.name, f.v)
 		}
 		if f.dst != nil {
-			*f.dst = v
+			*f.dst = f.v
 		}
 	}
-	for _, name := range []string{"gen-steps", "disc-steps", "respawn-after", "split-every", "threads"} {
-		if c.Int(name) < 0 {
-			return nil, nil, fmt.Errorf("--%s must be >= 0, got %d", name, c.Int(name))
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"gen-steps", o.genSteps}, {"disc-steps", o.discSteps}, {"respawn-after", o.respawnAfter}, {"split-every", o.splitEvery}, {"threads", o.threads}} {
+		if f.v < 0 {
+			return nil, nil, fmt.Errorf("--%s must be >= 0, got %d", f.name, f.v)
 		}
 	}
-	cfg.GenSteps, cfg.DiscSteps = max(c.Int("gen-steps"), -1), c.Int("disc-steps")
-	if cfg.GenSteps == 0 {
-		cfg.GenSteps = -1
+	// Zero means none: -1 to gan.Config, whose zero means the default.
+	orNone := func(v float64) float64 {
+		if v == 0 {
+			return -1
+		}
+		return v
 	}
-	if cfg.DiscSteps == 0 {
-		cfg.DiscSteps = -1
+	cfg.GenSteps, cfg.DiscSteps = int(orNone(float64(o.genSteps))), int(orNone(float64(o.discSteps)))
+	cfg.RespawnAfter, cfg.SplitEvery = o.respawnAfter, o.splitEvery
+	if !(o.splitRatio > 1) {
+		return nil, nil, fmt.Errorf("--split-ratio must be > 1, got %v", o.splitRatio)
 	}
-	cfg.RespawnAfter = c.Int("respawn-after")
-	cfg.SplitEvery = c.Int("split-every")
-	if v := c.Float64("split-ratio"); !(v > 1) {
-		return nil, nil, fmt.Errorf("--split-ratio must be > 1, got %v", v)
-	} else {
-		cfg.SplitRatio = v
+	cfg.SplitRatio = o.splitRatio
+	if o.threads > 0 {
+		cfg.Threads = o.threads
 	}
-	if t := c.Int("threads"); t > 0 {
-		cfg.Threads = t
-	}
-	for _, name := range []string{"sharpen", "explore"} {
-		if v := c.Float64(name); !(v >= 0 && v <= 1) {
-			return nil, nil, fmt.Errorf("--%s must lie in [0, 1], got %v", name, v)
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"sharpen", o.sharpen}, {"explore", o.explore}} {
+		if !(f.v >= 0 && f.v <= 1) {
+			return nil, nil, fmt.Errorf("--%s must lie in [0, 1], got %v", f.name, f.v)
 		}
 	}
-	for _, name := range []string{"rate", "disc-rate", "eps", "langevin", "disc-init"} {
-		if v := c.Float64(name); !(v >= 0) || math.IsInf(v, 0) || (v == 0 && name != "langevin" && name != "disc-init") {
-			return nil, nil, fmt.Errorf("--%s must be a finite number > 0, got %v", name, v)
+	for _, f := range []struct {
+		name string
+		v    float64
+		zero bool // 0 allowed
+	}{{"rate", o.rate, false}, {"disc-rate", o.discRate, false}, {"eps", o.eps, false}, {"langevin", o.langevin, true}, {"disc-init", o.discInit, true}} {
+		if !(f.v >= 0) || math.IsInf(f.v, 0) || (f.v == 0 && !f.zero) {
+			return nil, nil, fmt.Errorf("--%s must be a finite number > 0, got %v", f.name, f.v)
 		}
 	}
-	cfg.GenRate, cfg.DiscRate = c.Float64("rate"), c.Float64("disc-rate")
-	if cfg.Sharpen = c.Float64("sharpen"); cfg.Sharpen == 0 {
-		cfg.Sharpen = -1
-	}
-	if cfg.Explore = c.Float64("explore"); cfg.Explore == 0 {
-		cfg.Explore = -1
-	}
-	if cfg.DiscInit = c.Float64("disc-init"); cfg.DiscInit == 0 {
-		cfg.DiscInit = -1
-	}
-	cfg.RelGap, cfg.Langevin = c.Float64("eps"), c.Float64("langevin")
-	cfg.Uniform, cfg.Graphs = c.Bool("uniform"), c.Bool("graphs")
-	cfg.Seed = c.Uint64("seed")
+	cfg.GenRate, cfg.DiscRate = o.rate, o.discRate
+	cfg.Sharpen, cfg.Explore, cfg.DiscInit = orNone(o.sharpen), orNone(o.explore), orNone(o.discInit)
+	cfg.RelGap, cfg.Langevin = o.eps, o.langevin
+	cfg.Uniform, cfg.Graphs = o.uniform, o.graphs
+	cfg.Seed = o.seed
 	var err error
-	if cfg.Loss, err = gan.ParseLoss(c.String("loss")); err != nil {
-		return nil, nil, fmt.Errorf("--loss: unknown loss %q (want log or wgan)", c.String("loss"))
+	if cfg.Loss, err = gan.ParseLoss(o.loss); err != nil {
+		return nil, nil, fmt.Errorf("--loss: unknown loss %q (want log or wgan)", o.loss)
 	}
-	if cfg.Method, err = solver.NewMethod(c.String("algo")); err != nil {
+	if cfg.Method, err = solver.NewMethod(o.algo); err != nil {
 		return nil, nil, fmt.Errorf("--algo: %w", err)
 	}
-	name := c.String("data")
+	name := o.data
 	data := gan.Builtin(name)
 	if data == nil {
 		if !strings.EqualFold(filepath.Ext(name), ".npy") {

@@ -23,22 +23,20 @@ func genCommand() *cli.Command {
 	for _, name := range datasets.GeneratorNames {
 		fmt.Fprintf(&help, "   %-11s %s\n", name, strings.ReplaceAll(datasets.GeneratorHelp(name), "\n", "\n               "))
 	}
-	var g genOptions
-	flags := genFlags(nil, &g)[1:] // not --gen: the name is the argument
+	o := &genCmdOptions{}
+	flags := genFlags(nil, &o.g)[1:] // not --gen: the name is the argument
 	flags = append(flags,
-		&cli.StringFlag{Name: "precision", Value: "f64", Usage: "entry type: f64 or f32 (the float64 matrix rounded)"},
-		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "the file to write, atomically: .npy, .npz, .csv or .tsv"},
-		&cli.StringFlag{Name: "format", Usage: "npy, npz or csv", DefaultText: "from the extension"},
-		&cli.StringFlag{Name: "key", Usage: "member name in an .npz archive", DefaultText: "arr_0"},
-		&cli.BoolFlag{Name: "compress", Usage: "deflate an .npz archive (numpy.savez_compressed)"},
-		&cli.BoolFlag{Name: "big-endian", Usage: ".npy/.npz: write big-endian data"},
-		&cli.BoolFlag{Name: "fortran", Usage: ".npy/.npz: write column-major (Fortran-order) data"},
-		&cli.BoolFlag{Name: "header", Usage: ".csv: write a header row c0,c1,..."},
-		&cli.IntFlag{Name: "count", Value: 1, Usage: "write this many games, seeds seed, seed+1, ..., as one 3-D .npy array (count, m, n) for gpump batch"},
-		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no log line on stderr"},
-		&cli.StringFlag{Name: "log-format", Value: "text", Usage: "log lines on stderr: text or json"},
-		verboseFlag(),
+		&cli.StringFlag{Name: "precision", Destination: &o.precision, Value: "f64", Usage: "entry type: f64 or f32 (the float64 matrix rounded)"},
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Destination: &o.output, Required: true, Usage: "the file to write, atomically: .npy, .npz, .csv or .tsv"},
+		&cli.StringFlag{Name: "format", Destination: &o.write.Format, Usage: "npy, npz or csv", DefaultText: "from the extension"},
+		&cli.StringFlag{Name: "key", Destination: &o.write.Key, Usage: "member name in an .npz archive", DefaultText: "arr_0"},
+		&cli.BoolFlag{Name: "compress", Destination: &o.write.Compress, Usage: "deflate an .npz archive (numpy.savez_compressed)"},
+		&cli.BoolFlag{Name: "big-endian", Destination: &o.write.BigEndian, Usage: ".npy/.npz: write big-endian data"},
+		&cli.BoolFlag{Name: "fortran", Destination: &o.write.Fortran, Usage: ".npy/.npz: write column-major (Fortran-order) data"},
+		&cli.BoolFlag{Name: "header", Destination: &o.write.Header, Usage: ".csv: write a header row c0,c1,..."},
+		&cli.IntFlag{Name: "count", Destination: &o.count, Value: 1, Usage: "write this many games, seeds seed, seed+1, ..., as one 3-D .npy array (count, m, n) for gpump batch"},
 	)
+	flags = append(flags, logFlags(&o.logOptions, "no log line on stderr", true)...)
 	return &cli.Command{
 		Name:      "gen",
 		Usage:     "write a generated payoff matrix to a file",
@@ -59,36 +57,39 @@ Examples:
    gpump gen uniform --m 64 --n 64 --count 4000 -o games.npy   # a batch`,
 		Flags: flags,
 		Action: func(c *cli.Context) error {
-			given := map[string]bool{}
-			for _, name := range c.LocalFlagNames() {
-				given[name] = true
-			}
-			return genAction(c, &g, given)
+			o.given = givenFlags(c)
+			return genAction(c, o)
 		},
 	}
 }
 
-func genAction(c *cli.Context, g *genOptions, given map[string]bool) error {
-	log, err := newLogger(c, c.App.ErrWriter)
+// genCmdOptions are gpump gen's flags: the generator's, and the file's.
+type genCmdOptions struct {
+	logOptions
+	g                 genOptions
+	write             datasets.WriteOptions
+	precision, output string
+	count             int
+	given             map[string]bool // the flags the command line gave
+}
+
+func genAction(c *cli.Context, o *genCmdOptions) error {
+	log, err := o.logger(c.App.ErrWriter)
 	if err != nil {
 		return err
 	}
 	if c.NArg() != 1 {
 		return errors.New("give one generator name (see gpump gen --help)")
 	}
-	spec, err := genSpec(c.Args().First(), g, given)
+	spec, err := genSpec(c.Args().First(), &o.g, o.given)
 	if err != nil {
 		return err
 	}
-	dt, err := parsePrecision(c.String("precision"), false)
+	dt, err := parsePrecision(o.precision, false)
 	if err != nil {
 		return err
 	}
-	path := c.String("output")
-	opt := &datasets.WriteOptions{
-		Format: c.String("format"), Key: c.String("key"), Compress: c.Bool("compress"),
-		BigEndian: c.Bool("big-endian"), Fortran: c.Bool("fortran"), Header: c.Bool("header"),
-	}
+	path, opt := o.output, &o.write
 	format := strings.ToLower(opt.Format)
 	opt.Format = format
 	switch {
@@ -115,13 +116,13 @@ func genAction(c *cli.Context, g *genOptions, given map[string]bool) error {
 	if m == 0 {
 		m = n
 	}
-	count := c.Int("count")
+	count := o.count
 	switch {
 	case count < 1:
 		return fmt.Errorf("--count must be at least 1, got %d", count)
-	case c.IsSet("count") && format != "npy":
+	case o.given["count"] && format != "npy":
 		return fmt.Errorf("--count writes a 3-D .npy array, not %s", format)
-	case c.IsSet("count") && (opt.BigEndian || opt.Fortran):
+	case o.given["count"] && (opt.BigEndian || opt.Fortran):
 		return errors.New("--count writes C-order little-endian data: --big-endian and --fortran do not apply")
 	}
 	if float64(m)*float64(n)*float64(count) > maxStackEntries {
@@ -136,7 +137,7 @@ func genAction(c *cli.Context, g *genOptions, given map[string]bool) error {
 			return outputErr("--output", err)
 		}
 	}
-	if c.IsSet("count") {
+	if o.given["count"] {
 		return genStack(c, log, spec, dt, count, path)
 	}
 	a, err := interruptible(c.Context.Done(), "generating "+spec.String(), func() (*tensor.Dense, error) {

@@ -66,11 +66,19 @@ func newJobOptions() *jobOptions {
 
 // bind records the flags c's command line gave; c has parsed them into o.
 func (o *jobOptions) bind(c *cli.Context) {
-	o.given = map[string]bool{}
-	for _, name := range c.LocalFlagNames() {
-		o.given[name] = true
-	}
+	o.given = givenFlags(c)
 	o.own = o.given
+}
+
+// givenFlags are the flags c's command line gave, by every name (aliases
+// too): what an options struct cannot tell from a value equal to the
+// default.
+func givenFlags(c *cli.Context) map[string]bool {
+	given := map[string]bool{}
+	for _, name := range c.LocalFlagNames() {
+		given[name] = true
+	}
+	return given
 }
 
 // copyFrom sets o to b's values, o's flags still bound to o.

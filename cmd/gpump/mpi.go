@@ -183,7 +183,7 @@ func mpiSolve(c *cli.Context, o *solveOptions, w *mpi.World, log *slog.Logger, s
 	}
 	var outs *outputs
 	if rank0 {
-		outs, err = planOutputs(c, shown, j.inputs())
+		outs, err = planOutputs(c.Context, c.App.Writer, &o.outputOptions, shown, j.inputs())
 		if err == nil {
 			defer outs.abort()
 		}
@@ -413,16 +413,10 @@ func mpiBatch(c *cli.Context, o *batchOptions, w *mpi.World) error {
 	}
 	batchWorld, batchMain = w, path
 	part := rankPart(path, w.Rank())
-	if err := c.Set("output", part); err != nil {
-		panic(err) // the flag exists
-	}
 	o.output = part
 	// No rank's table of its own share: rank 0 tells the whole after the
 	// merge.
 	quiet := o.quiet
-	if err := c.Set("quiet", "true"); err != nil {
-		panic(err)
-	}
 	o.quiet = true
 	started := time.Now()
 	berr := batchAction(c, o)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -34,34 +35,56 @@ type outputs struct {
 	prog       solver.Recorder // the progress bar or log lines, or nil
 }
 
-// planOutputs checks the outputs the flags ask for; inputs are the files
-// the command reads. prog, when not nil, shows the progress; recorder
-// includes it.
-func planOutputs(c *cli.Context, prog solver.Recorder, inputs fileList) (*outputs, error) {
-	if c.Int("trace-every") < 1 {
-		return nil, fmt.Errorf("--trace-every must be at least 1, got %d", c.Int("trace-every"))
+// outputOptions are the flags of a solve's results: where they go, and
+// the log lines on stderr.
+type outputOptions struct {
+	logOptions
+	output, strategies, trace, plot string
+	traceEvery                      int
+	json                            bool
+}
+
+// outputFlags say where the results of gpump solve go.
+func outputFlags(o *outputOptions) []cli.Flag {
+	f := []cli.Flag{
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Destination: &o.output, Usage: "write the JSON result to this file, atomically (- for standard output)", DefaultText: "a summary on a terminal, else JSON, on standard output"},
+		&cli.BoolFlag{Name: "json", Destination: &o.json, Usage: "write the JSON result to standard output even when it is a terminal"},
+		&cli.StringFlag{Name: "strategies", Destination: &o.strategies, Usage: "write the strategies to this .npz file (members row and column, float64) instead of into the JSON"},
+		&cli.StringFlag{Name: "trace", Destination: &o.trace, Usage: "write a CSV trace of the iterations to this file"},
+		&cli.IntFlag{Name: "trace-every", Destination: &o.traceEvery, Value: 1, Usage: "trace every K-th iteration (and the last)"},
+		&cli.StringFlag{Name: "plot", Destination: &o.plot, Usage: "plot the gap against operator evaluations (log-log) to this .png or .svg file"},
 	}
-	o := &outputs{prog: prog, result: c.String("output"), strategies: c.String("strategies")}
+	return append(f, logFlags(&o.logOptions, "no progress bar and no log lines on stderr (errors are still printed)", true)...)
+}
+
+// planOutputs checks the outputs opt asks for; stdout is the command's
+// standard output and inputs the files it reads. prog, when not nil,
+// shows the progress; recorder includes it.
+func planOutputs(ctx context.Context, stdout io.Writer, opt *outputOptions, prog solver.Recorder, inputs fileList) (*outputs, error) {
+	if opt.traceEvery < 1 {
+		return nil, fmt.Errorf("--trace-every must be at least 1, got %d", opt.traceEvery)
+	}
+	o := &outputs{prog: prog, result: opt.output, strategies: opt.strategies}
 	// JSON for programs, a summary for people: on a terminal, unless
 	// --json or -o - asks for the JSON there.
-	o.human = isTerminal(c.App.Writer) && !c.Bool("json") && o.result != "-"
+	o.human = isTerminal(stdout) && !opt.json && o.result != "-"
 	if o.result == "-" {
 		o.result = ""
 	}
 	if o.strategies != "" && !strings.EqualFold(filepath.Ext(o.strategies), ".npz") {
 		return nil, fmt.Errorf("--strategies writes an .npz file, not %q", o.strategies)
 	}
-	plot := c.String("plot")
+	plot := opt.plot
 	if ext := strings.ToLower(filepath.Ext(plot)); plot != "" && ext != ".png" && ext != ".svg" {
 		return nil, fmt.Errorf("--plot draws a .png or .svg file, not %q", plot)
 	}
 	files := inputs
 	files.add("--output", o.result, false)
 	if o.result == "" {
-		files.addWriter("standard output", c.App.Writer)
+		files.addWriter("standard output", stdout)
 	}
 	files.add("--strategies", o.strategies, false)
-	files.add("--trace", c.String("trace"), false)
+	files.add("--trace", opt.trace, false)
 	files.add("--plot", plot, false)
 	if err := files.check(); err != nil {
 		return nil, err
@@ -74,8 +97,8 @@ func planOutputs(c *cli.Context, prog solver.Recorder, inputs fileList) (*output
 			return nil, outputErr(f.what, err)
 		}
 	}
-	if path := c.String("trace"); path != "" {
-		o.trace = newTrace(c.Context, path, c.Int("trace-every"))
+	if opt.trace != "" {
+		o.trace = newTrace(ctx, opt.trace, opt.traceEvery)
 	}
 	if plot != "" {
 		o.plot = &gapplot.Recorder{Path: plot}
@@ -97,10 +120,11 @@ func withForce(cmd *cli.Command) {
 	if !has {
 		return
 	}
-	cmd.Flags = append(cmd.Flags, &cli.BoolFlag{Name: "force", Usage: "replace output files that are read-only or another user's (their mode and owner are kept)"})
+	var force bool
+	cmd.Flags = append(cmd.Flags, &cli.BoolFlag{Name: "force", Destination: &force, Usage: "replace output files that are read-only or another user's (their mode and owner are kept)"})
 	action := cmd.Action
 	cmd.Action = func(c *cli.Context) error {
-		atomicfile.SetReplaceProtected(c.Bool("force"))
+		atomicfile.SetReplaceProtected(force)
 		return action(c)
 	}
 }

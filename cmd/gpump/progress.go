@@ -13,18 +13,33 @@ import (
 	"github.com/gpump/gpump/internal/progress"
 )
 
-// newLogger returns the logger of --log-format writing to w, or one that
+// logOptions are a command's flags for its lines on stderr.
+type logOptions struct {
+	quiet, verbose bool
+	format         string // --log-format; "" (a command without it) means text
+}
+
+// logFlags bind --quiet (described by quietUsage), --log-format when the
+// command has it, and --verbose.
+func logFlags(o *logOptions, quietUsage string, format bool) []cli.Flag {
+	f := []cli.Flag{&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Destination: &o.quiet, Usage: quietUsage}}
+	if format {
+		f = append(f, &cli.StringFlag{Name: "log-format", Destination: &o.format, Value: "text", Usage: "log lines on stderr: text or json"})
+	}
+	return append(f, &cli.BoolFlag{Name: "verbose", Destination: &o.verbose, Usage: "log lines at INFO level on stderr even when it is a terminal (they always go to a log file or pipe)"})
+}
+
+// logger returns the logger of --log-format writing to w, or one that
 // drops everything with --quiet. On a terminal it leaves out the INFO lines
 // (the load, the start, the end, the files written: the summary says what
 // matters of them) unless --verbose asks for them; it keeps the notes on
 // how the input was read (levelNote), the warnings and the errors. Logs
-// (stderr not a terminal) keep every line. Flags that a command lacks read
-// as their zero values, which mean text logs.
-func newLogger(c *cli.Context, w io.Writer) (*slog.Logger, error) {
-	if c.Bool("quiet") && c.Bool("verbose") {
+// (stderr not a terminal) keep every line.
+func (o *logOptions) logger(w io.Writer) (*slog.Logger, error) {
+	if o.quiet && o.verbose {
 		return nil, errors.New("--quiet and --verbose contradict each other: give one")
 	}
-	if c.Bool("quiet") {
+	if o.quiet {
 		return slog.New(slog.DiscardHandler), nil
 	}
 	// A note is written NOTE on a quiet terminal, which has no other INFO
@@ -36,16 +51,16 @@ func newLogger(c *cli.Context, w io.Writer) (*slog.Logger, error) {
 		}
 		return a
 	}}
-	if quietTerminal(c, w) {
+	if o.quietTerminal(w) {
 		opts.Level, noteName = levelNote, "NOTE"
 	}
-	switch f := c.String("log-format"); f {
+	switch o.format {
 	case "", "text":
 		return slog.New(slog.NewTextHandler(w, opts)), nil
 	case "json":
 		return slog.New(slog.NewJSONHandler(w, opts)), nil
 	default:
-		return nil, fmt.Errorf("unknown --log-format %q (want text or json)", f)
+		return nil, fmt.Errorf("unknown --log-format %q (want text or json)", o.format)
 	}
 }
 
@@ -58,28 +73,23 @@ const levelNote = slog.LevelInfo + 2
 // quietTerminal reports whether w, the standard error, is a terminal on
 // which only notes, warnings and errors are shown: without --verbose or
 // --quiet.
-func quietTerminal(c *cli.Context, w io.Writer) bool {
+func (o *logOptions) quietTerminal(w io.Writer) bool {
 	if cw, ok := w.(clearingWriter); ok {
 		w = cw.w
 	}
-	return !c.Bool("verbose") && !c.Bool("quiet") && isTerminal(w)
+	return !o.verbose && !o.quiet && isTerminal(w)
 }
 
-// verboseFlag asks for the INFO log lines on a terminal too.
-func verboseFlag() cli.Flag {
-	return &cli.BoolFlag{Name: "verbose", Usage: "log lines at INFO level on stderr even when it is a terminal (they always go to a log file or pipe)"}
-}
-
-// progressLogger returns a command's progress bar, drawn on its standard
-// error when that is a terminal and --quiet is unset (else nil), and its
-// logger, whose lines erase the bar before they are written. The caller
-// clears the bar when done; clear does nothing on nil.
-func progressLogger(c *cli.Context) (*progress.Bar, *slog.Logger, error) {
+// progressLogger returns a command's progress bar, drawn on stderr when
+// that is a terminal and --quiet is unset (else nil), and its logger,
+// whose lines erase the bar before they are written. The caller clears
+// the bar when done; Clear does nothing on nil.
+func (o *logOptions) progressLogger(stderr io.Writer) (*progress.Bar, *slog.Logger, error) {
 	var prog *progress.Bar
-	if !c.Bool("quiet") && isTerminal(c.App.ErrWriter) {
-		prog = progress.New(c.App.ErrWriter)
+	if !o.quiet && isTerminal(stderr) {
+		prog = progress.New(stderr)
 	}
-	log, err := newLogger(c, logWriter(c.App.ErrWriter, prog))
+	log, err := o.logger(logWriter(stderr, prog))
 	if err != nil {
 		return nil, nil, err
 	}

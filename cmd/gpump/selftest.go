@@ -10,7 +10,16 @@ import (
 	"github.com/gpump/gpump/tensorops/backendtest"
 )
 
+// selftestOptions are gpump selftest's flags.
+type selftestOptions struct {
+	device  string
+	seed    uint64
+	threads int
+	all     bool
+}
+
 func selftestCommand() *cli.Command {
+	o := &selftestOptions{}
 	return &cli.Command{
 		Name:  "selftest",
 		Usage: "check every backend operation against a plain float64 reference",
@@ -25,30 +34,30 @@ Examples:
    gpump selftest
    gpump selftest --device cuda --seed 7`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "device", Value: "cpu", Usage: deviceFlagUsage},
-			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the random inputs"},
-			&cli.IntFlag{Name: "threads", Usage: "CPU worker threads", DefaultText: "all cores"},
-			&cli.BoolFlag{Name: "all", Usage: "print every check, not only the worst per operation"},
+			&cli.StringFlag{Name: "device", Destination: &o.device, Value: "cpu", Usage: deviceFlagUsage},
+			&cli.Uint64Flag{Name: "seed", Destination: &o.seed, Value: 1, Usage: "seed of the random inputs"},
+			&cli.IntFlag{Name: "threads", Destination: &o.threads, Usage: "CPU worker threads", DefaultText: "all cores"},
+			&cli.BoolFlag{Name: "all", Destination: &o.all, Usage: "print every check, not only the worst per operation"},
 		},
-		Action: selftestAction,
+		Action: func(c *cli.Context) error { return selftestAction(c, o) },
 	}
 }
 
-func selftestAction(c *cli.Context) error {
+func selftestAction(c *cli.Context, o *selftestOptions) error {
 	if c.NArg() > 0 {
 		return fmt.Errorf("selftest takes no arguments, got %q", c.Args().First())
 	}
-	b, closeB, err := openDevice(c.String("device"), threadsOf(c))
+	b, closeB, err := openDevice(o.device, threadsOr(o.threads))
 	if err != nil {
 		return err
 	}
 	defer closeB()
-	res, err := backendtest.Run(c.Context, b, &backendtest.Options{Seed: c.Uint64("seed")})
+	res, err := backendtest.Run(c.Context, b, &backendtest.Options{Seed: o.seed})
 	if err != nil {
 		return err
 	}
 	shown := res
-	if !c.Bool("all") {
+	if !o.all {
 		shown = backendtest.Worst(res)
 	}
 	tw := tabwriter.NewWriter(c.App.Writer, 0, 0, 2, ' ', 0)
@@ -74,9 +83,9 @@ func selftestAction(c *cli.Context) error {
 	return nil
 }
 
-// threadsOf is --threads, or every core.
-func threadsOf(c *cli.Context) int {
-	if t := c.Int("threads"); t > 0 {
+// threadsOr is t threads (--threads), or every core for 0.
+func threadsOr(t int) int {
+	if t > 0 {
 		return min(t, maxThreads)
 	}
 	return runtime.GOMAXPROCS(0)

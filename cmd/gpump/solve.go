@@ -19,6 +19,7 @@ import (
 // solveOptions are gpump solve's flags but the outputs' (planOutputs).
 type solveOptions struct {
 	*jobOptions
+	outputOptions
 	problem string // --problem
 	size    int    // --size of a problem
 }
@@ -28,7 +29,7 @@ func solveCommand() *cli.Command {
 	flags := append(inputFlags(o.jobOptions), genFlags(&o.gen, &o.g)...)
 	flags = append(flags, problemFlags(o)...)
 	flags = append(flags, solverFlags(o.jobOptions)...)
-	flags = append(flags, outputFlags()...)
+	flags = append(flags, outputFlags(&o.outputOptions)...)
 	return &cli.Command{
 		Name:      "solve",
 		Usage:     "approximate an equilibrium of the game with a payoff matrix",
@@ -61,23 +62,8 @@ Examples:
 	}
 }
 
-// outputFlags say where the results of gpump solve go.
-func outputFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the JSON result to this file, atomically (- for standard output)", DefaultText: "a summary on a terminal, else JSON, on standard output"},
-		&cli.BoolFlag{Name: "json", Usage: "write the JSON result to standard output even when it is a terminal"},
-		&cli.StringFlag{Name: "strategies", Usage: "write the strategies to this .npz file (members row and column, float64) instead of into the JSON"},
-		&cli.StringFlag{Name: "trace", Usage: "write a CSV trace of the iterations to this file"},
-		&cli.IntFlag{Name: "trace-every", Value: 1, Usage: "trace every K-th iteration (and the last)"},
-		&cli.StringFlag{Name: "plot", Usage: "plot the gap against operator evaluations (log-log) to this .png or .svg file"},
-		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar and no log lines on stderr (errors are still printed)"},
-		&cli.StringFlag{Name: "log-format", Value: "text", Usage: "log lines on stderr: text or json"},
-		verboseFlag(),
-	}
-}
-
 func solveAction(c *cli.Context, o *solveOptions) error {
-	prog, log, err := progressLogger(c)
+	prog, log, err := o.progressLogger(c.App.ErrWriter)
 	if err != nil {
 		return err
 	}
@@ -86,7 +72,7 @@ func solveAction(c *cli.Context, o *solveOptions) error {
 	var shown solver.Recorder = progress.NewLog(log)
 	if prog != nil {
 		shown = prog
-	} else if c.Bool("quiet") {
+	} else if o.quiet {
 		shown = nil
 	}
 	if w, err := distributedWorld(); err != nil { // mpi.go
@@ -107,7 +93,7 @@ func solveAction(c *cli.Context, o *solveOptions) error {
 	}
 	// Check every output before the solve: a bad path, or one that would
 	// overwrite an input, fails now, not after hours of work.
-	outs, err := planOutputs(c, shown, j.inputs())
+	outs, err := planOutputs(c.Context, c.App.Writer, &o.outputOptions, shown, j.inputs())
 	if err != nil {
 		return err
 	}
@@ -215,7 +201,7 @@ func problemAction(c *cli.Context, o *solveOptions, log *slog.Logger, prog solve
 	if err := j.configure(o.jobOptions); err != nil {
 		return err
 	}
-	outs, err := planOutputs(c, prog, nil)
+	outs, err := planOutputs(c.Context, c.App.Writer, &o.outputOptions, prog, nil)
 	if err != nil {
 		return err
 	}

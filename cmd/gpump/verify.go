@@ -24,7 +24,16 @@ import (
 // hold.
 const exitClaimFails = 2
 
+// verifyOptions are gpump verify's flags.
+type verifyOptions struct {
+	read        datasets.ReadOptions
+	gap, relGap float64
+	json        bool
+	given       map[string]bool // the flags the command line gave
+}
+
 func verifyCommand() *cli.Command {
+	o := &verifyOptions{read: datasets.ReadOptions{DType: tensor.Float64}}
 	return &cli.Command{
 		Name:      "verify",
 		Usage:     "recompute a pair's value bracket rigorously and check a claimed gap",
@@ -54,13 +63,16 @@ Examples:
    gpump solve A.npy --eps 1e-9 -o result.json && gpump verify A.npy result.json
    gpump verify A.npy strategies.npz --rel-gap 1e-9`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "format", Usage: "format of the payoff file: npy, npz, csv or mtx", DefaultText: "from the extension"},
-			&cli.StringFlag{Name: "key", Usage: "member of an .npz payoff archive", DefaultText: "its only member"},
-			&cli.Float64Flag{Name: "gap", Usage: "claimed absolute gap to check", DefaultText: "the result's"},
-			&cli.Float64Flag{Name: "rel-gap", Usage: "claimed gap relative to max |A_ij| to check (taken exactly)", DefaultText: "the result's"},
-			&cli.BoolFlag{Name: "json", Usage: "print the verdict as one JSON object"},
+			&cli.StringFlag{Name: "format", Destination: &o.read.Format, Usage: "format of the payoff file: npy, npz, csv or mtx", DefaultText: "from the extension"},
+			&cli.StringFlag{Name: "key", Destination: &o.read.Key, Usage: "member of an .npz payoff archive", DefaultText: "its only member"},
+			&cli.Float64Flag{Name: "gap", Destination: &o.gap, Usage: "claimed absolute gap to check", DefaultText: "the result's"},
+			&cli.Float64Flag{Name: "rel-gap", Destination: &o.relGap, Usage: "claimed gap relative to max |A_ij| to check (taken exactly)", DefaultText: "the result's"},
+			&cli.BoolFlag{Name: "json", Destination: &o.json, Usage: "print the verdict as one JSON object"},
 		},
-		Action: verifyAction,
+		Action: func(c *cli.Context) error {
+			o.given = givenFlags(c)
+			return verifyAction(c, o)
+		},
 	}
 }
 
@@ -80,15 +92,15 @@ type verdict struct {
 	Exact       bool       `json:"decided_exactly"`
 }
 
-func verifyAction(c *cli.Context) error {
+func verifyAction(c *cli.Context, o *verifyOptions) error {
 	if c.NArg() != 2 {
 		return fmt.Errorf("verify takes a payoff file and a result (.json) or strategies (.npz), got %d arguments", c.NArg())
 	}
-	if c.IsSet("gap") && c.IsSet("rel-gap") {
+	if o.given["gap"] && o.given["rel-gap"] {
 		return errors.New("give --gap or --rel-gap, not both")
 	}
 	payoff, result := c.Args().Get(0), c.Args().Get(1)
-	a, err := datasets.Read(payoff, &datasets.ReadOptions{Format: c.String("format"), Key: c.String("key"), DType: tensor.Float64})
+	a, err := datasets.Read(payoff, &o.read)
 	if err != nil {
 		return err
 	}
@@ -109,14 +121,14 @@ func verifyAction(c *cli.Context) error {
 		Lower: [2]float64{b.Lower.Lo, b.Lower.Hi}, Upper: [2]float64{b.Upper.Lo, b.Upper.Hi}, Gap: [2]float64{b.Gap.Lo, b.Gap.Hi}}
 	var claim *big.Rat
 	switch {
-	case c.IsSet("gap"):
-		g := c.Float64("gap")
+	case o.given["gap"]:
+		g := o.gap
 		if !(g >= 0) || math.IsInf(g, 1) {
 			return fmt.Errorf("--gap must be a finite number ≥ 0, got %v", g)
 		}
 		claim, out.ClaimSource = new(big.Rat).SetFloat64(g), "--gap"
-	case c.IsSet("rel-gap"):
-		g := c.Float64("rel-gap")
+	case o.given["rel-gap"]:
+		g := o.relGap
 		if !(g >= 0) || math.IsInf(g, 1) {
 			return fmt.Errorf("--rel-gap must be a finite number ≥ 0, got %v", g)
 		}
@@ -140,7 +152,7 @@ func verifyAction(c *cli.Context) error {
 		holds := v == certify.Holds
 		out.Claim, out.Holds = &f, &holds
 	}
-	if c.Bool("json") {
+	if o.json {
 		enc := json.NewEncoder(c.App.Writer)
 		if err := enc.Encode(out); err != nil {
 			return err
