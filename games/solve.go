@@ -101,15 +101,7 @@ func Solve(ctx context.Context, g *Game, opt *Options) (*Report, *solver.Result,
 	if k, ok := be.(interface{ Kernels() string }); ok {
 		out.Kernels = k.Kernels()
 	}
-	if opt.Sampled != nil {
-		out.Oracle, out.Batch = "sampled", opt.Sampled.Batch
-		if out.Batch == 0 {
-			out.Batch = solver.DefaultBatch
-		}
-	}
-	if mp, ok := opt.Method.(*solver.MirrorProx); ok {
-		out.Setup = mp.Setup.String()
-	}
+	out.SetMethod(opt.Method, opt.Sampled)
 	if fault != nil {
 		return out, res, fmt.Errorf("%s: %w", g.Source, fault)
 	}
@@ -124,3 +116,18 @@ var cpuKernels = sync.OnceValue(func() string {
 	defer c.Close()
 	return c.Kernels()
 })
+
+// SetMethod fills in what the report says of how the game was solved
+// beyond the result: the sampled oracle and its batch (sampled nil: the
+// exact operator) and a mirror-prox method's setup.
+func (r *Report) SetMethod(m solver.Method, sampled *solver.SampledGame) {
+	if sampled != nil {
+		r.Oracle, r.Batch = "sampled", sampled.Batch
+		if r.Batch == 0 {
+			r.Batch = solver.DefaultBatch
+		}
+	}
+	if mp, ok := m.(*solver.MirrorProx); ok {
+		r.Setup = mp.Setup.String()
+	}
+}

@@ -52,11 +52,17 @@ func discLossRef(disc Arch, discs [][]float64, x, y, w []float64, real, fake int
 }
 
 // checkGrad compares the gradient grads[k][i] with a central difference of
-// f at a sample of coordinates of every particle.
-func checkGrad(t *testing.T, params [][]float64, grads [][]float64, f func() float64, rng *rand.Rand) {
+// f at a sample of coordinates of every particle: they must differ by at
+// most bound(fd, scale), with fd the difference and scale the particle's
+// largest gradient entry.
+func checkGrad(t *testing.T, params, grads [][]float64, f func() float64, rng *rand.Rand, bound func(fd, scale float64) float64) {
 	t.Helper()
 	const h = 1e-5
 	for k := range params {
+		scale := 0.0
+		for _, v := range grads[k] {
+			scale = max(scale, math.Abs(v))
+		}
 		for range 12 {
 			i := rng.IntN(len(params[k]))
 			old := params[k][i]
@@ -66,11 +72,19 @@ func checkGrad(t *testing.T, params [][]float64, grads [][]float64, f func() flo
 			down := f()
 			params[k][i] = old
 			fd := (up - down) / (2 * h)
-			if d := math.Abs(fd - grads[k][i]); d > 1e-6*(1+math.Abs(fd)) {
-				t.Errorf("particle %d, parameter %d: gradient %.10g, finite difference %.10g", k, i, grads[k][i], fd)
+			if d := math.Abs(fd - grads[k][i]); d > bound(fd, scale) {
+				t.Errorf("particle %d, parameter %d: gradient %.10g, finite difference %.10g (largest entry %.3g)", k, i, grads[k][i], fd, scale)
 			}
 		}
 	}
+}
+
+// nearFD is the bound of a float64 gradient against its central difference.
+func nearFD(fd, _ float64) float64 { return 1e-6 * (1 + math.Abs(fd)) }
+
+// relTo bounds a float32 gradient relative to its particle's largest entry.
+func relTo(tol float64) func(fd, scale float64) float64 {
+	return func(_, scale float64) float64 { return tol * scale }
 }
 
 // TestGradients: the gradient graphs of both sides, under both losses, for
@@ -127,7 +141,7 @@ func TestGradients(t *testing.T) {
 				for k := range grads {
 					copy(saved[k], grads[k])
 				}
-				checkGrad(t, gens, saved, evalGen, rng)
+				checkGrad(t, gens, saved, evalGen, rng, nearFD)
 
 				fake := sz.k * sz.batch
 				dg, err := newDiscGraph(disc, sz.j, sz.batch, fake, loss)
@@ -164,7 +178,7 @@ func TestGradients(t *testing.T) {
 				for j := range dgrads {
 					copy(dsaved[j], dgrads[j])
 				}
-				checkGrad(t, discs, dsaved, evalDisc, rng)
+				checkGrad(t, discs, dsaved, evalDisc, rng, nearFD)
 			})
 		}
 	}

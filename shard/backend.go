@@ -3,7 +3,6 @@ package shard
 import (
 	"fmt"
 	"math"
-	"slices"
 	"time"
 
 	"gorgonia.org/tensor"
@@ -280,22 +279,21 @@ func (b *Backend) Operator(fp, fq tensorops.Vector, am tensorops.Matrix, p, q te
 
 // MulVec sets dst = A q (or Aᵀq for a transpose).
 func (b *Backend) MulVec(dst tensorops.Vector, am tensorops.Matrix, q tensorops.Vector) {
-	a, t := b.orient(am)
-	if t {
-		b.mulT(dst, a, q)
-		return
-	}
-	b.mul(dst, a, q)
+	b.product(dst, am, q, false)
 }
 
 // MulTVec sets dst = Aᵀp (or A p for a transpose).
 func (b *Backend) MulTVec(dst tensorops.Vector, am tensorops.Matrix, p tensorops.Vector) {
-	a, t := b.orient(am)
-	if t {
-		b.mul(dst, a, p)
-		return
+	b.product(dst, am, p, true)
+}
+
+// product sets dst = A x, or Aᵀx with trans; a transposed view swaps them.
+func (b *Backend) product(dst tensorops.Vector, am tensorops.Matrix, x tensorops.Vector, trans bool) {
+	if a, t := b.orient(am); t != trans {
+		b.mulT(dst, a, x)
+	} else {
+		b.mul(dst, a, x)
 	}
-	b.mulT(dst, a, p)
 }
 
 func (b *Backend) mul(dst tensorops.Vector, a *matrix, q tensorops.Vector) {
@@ -360,39 +358,11 @@ func (b *Backend) SampledOperator(fp, fq tensorops.Vector, am, at tensorops.Matr
 // b.draws; false when p has no positive finite total.
 func (b *Backend) drawRows(p []float64, d tensorops.Draw) bool {
 	b.prefix = grow(b.prefix, len(p))
-	sum := b.prefix
-	var t float64
-	last := -1
-	for i, v := range p {
-		v = max(v, 0)
-		t += v
-		sum[i] = t
-		if v > 0 {
-			last = i
-		}
-	}
-	if !(t > 0) || math.IsInf(t, 0) {
-		return false
-	}
 	if cap(b.draws) < d.Batch {
 		b.draws = make([]int, d.Batch)
 	}
 	b.draws = b.draws[:d.Batch]
-	for k := range b.draws {
-		x := tensorops.DrawUniform(d.Seed, d.Counter, uint64(d.Batch+k)) * t
-		i, _ := slices.BinarySearchFunc(sum, x, func(s, x float64) int {
-			if x < s {
-				return 1
-			}
-			return -1
-		})
-		if i == len(sum) {
-			i = last
-		}
-		b.draws[k] = i
-	}
-	slices.Sort(b.draws)
-	return true
+	return tensorops.DrawIndices(b.draws, b.prefix, p, d, d.Batch)
 }
 
 // sumRows adds to dst the rows of the drawn indices that lie in [lo, hi),

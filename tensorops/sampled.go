@@ -64,7 +64,32 @@ func (s *sampleScratch) grow(k, n, b int) {
 // repeats into idx[k] and cnt[k]. It reports false, drawing nothing, when
 // the weights have no positive finite total.
 func (s *sampleScratch) draw(k int, w []float64, d Draw, k0 int) bool {
-	sum := s.prefix[k][:len(w)]
+	draws := s.draws[k][:d.Batch]
+	if !DrawIndices(draws, s.prefix[k][:len(w)], w, d, k0) {
+		return false
+	}
+	idx, cnt := s.idx[k][:0], s.cnt[k][:0]
+	for _, i := range draws {
+		if n := len(idx); n > 0 && idx[n-1] == i {
+			cnt[n-1]++
+			continue
+		}
+		idx, cnt = append(idx, i), append(cnt, 1)
+	}
+	s.idx[k], s.cnt[k] = idx, cnt
+	return true
+}
+
+// DrawIndices draws len(dst) indices from the weights w (a negative weight
+// counts as 0) with the uniforms k0, k0 + 1, ... of d, by the rule of
+// SampledOperator: index i for a uniform x·Σw below the prefix sum S_i and
+// at least S_{i-1}. It sorts them into dst; prefix, of len(w), is scratch.
+// It reports false, drawing nothing, when the weights have no positive
+// finite total. Backends outside this package that sample as
+// SampledOperator does (a sharded one) draw by it, so that every backend
+// draws the same indices.
+func DrawIndices(dst []int, prefix, w []float64, d Draw, k0 int) bool {
+	sum := prefix[:len(w)]
 	var t float64
 	last := -1
 	for i, v := range w {
@@ -78,8 +103,7 @@ func (s *sampleScratch) draw(k int, w []float64, d Draw, k0 int) bool {
 	if !(t > 0) || math.IsInf(t, 0) {
 		return false
 	}
-	draws := s.draws[k][:d.Batch]
-	for j := range draws {
+	for j := range dst {
 		x := DrawUniform(d.Seed, d.Counter, uint64(k0+j)) * t
 		lo, hi := 0, len(sum) // the smallest i with x < S_i
 		for lo < hi {
@@ -92,18 +116,9 @@ func (s *sampleScratch) draw(k int, w []float64, d Draw, k0 int) bool {
 		if lo == len(sum) {
 			lo = last
 		}
-		draws[j] = lo
+		dst[j] = lo
 	}
-	slices.Sort(draws)
-	idx, cnt := s.idx[k][:0], s.cnt[k][:0]
-	for _, i := range draws {
-		if n := len(idx); n > 0 && idx[n-1] == i {
-			cnt[n-1]++
-			continue
-		}
-		idx, cnt = append(idx, i), append(cnt, 1)
-	}
-	s.idx[k], s.cnt[k] = idx, cnt
+	slices.Sort(dst)
 	return true
 }
 

@@ -257,26 +257,8 @@ func mpiSolve(c *cli.Context, o *solveOptions, w *mpi.World, log *slog.Logger, s
 		out.Precision, out.MaxAbsEntry, out.RoundingBound = precisionName(game.Payoff().Dtype()), game.MaxAbs(), rounding*game.MaxAbs()
 		out.Device, out.Threads, out.Kernels = "cpu", threads, kernelsOf(sg.Backend)
 		out.Ranks, out.CommSeconds = w.Size(), sg.Backend.CommTime().Seconds()
-		if j.sampled != nil {
-			out.Oracle, out.Batch = "sampled", j.sampled.Batch
-			if out.Batch == 0 {
-				out.Batch = solver.DefaultBatch
-			}
-		}
-		if mp, ok := j.method.(*solver.MirrorProx); ok {
-			out.Setup = mp.Setup.String()
-		}
-		out.RowStrategy, out.ColumnStrategy = res.Row, res.Column
-		var failed error
-		if outs.strategies != "" {
-			if err := writeFile("--strategies", outs.strategies, func(wr io.Writer) error { return writeStrategies(wr, res) }); err != nil {
-				failed = err
-			} else {
-				out.Strategies = outs.strategies
-				out.RowStrategy, out.ColumnStrategy = nil, nil
-			}
-		}
-		werr = outs.finish(c, log, out.Source, out, failed)
+		out.SetMethod(j.method, j.sampled)
+		werr = outs.finish(c, log, out.Source, out, outs.writeStrategies(out, res, log))
 	}
 	if err := shard.Fail(w, werr); err != nil {
 		return quietRanks(w, err)

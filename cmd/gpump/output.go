@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gpump/gpump/games"
 	"github.com/gpump/gpump/internal/gapplot"
 
 	"github.com/urfave/cli/v2"
@@ -249,4 +250,21 @@ func (o *outputs) finish(c *cli.Context, log *slog.Logger, title string, v any, 
 		writeSummary(c.App.Writer, v, o.result)
 	}
 	return joinErrors(failed...)
+}
+
+// writeStrategies puts res's strategies in out, or writes them to
+// --strategies and names the file in out instead; it returns the error of
+// that file, which leaves them in out.
+func (o *outputs) writeStrategies(out *games.Report, res *solver.Result, log *slog.Logger) error {
+	out.RowStrategy, out.ColumnStrategy = res.Row, res.Column
+	if o.strategies == "" {
+		return nil
+	}
+	if err := writeFile("--strategies", o.strategies, func(w io.Writer) error { return writeStrategies(w, res) }); err != nil {
+		return err
+	}
+	out.Strategies = o.strategies
+	out.RowStrategy, out.ColumnStrategy = nil, nil
+	log.Info("wrote strategies", "file", o.strategies)
+	return nil
 }

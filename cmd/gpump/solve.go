@@ -111,19 +111,8 @@ func solveAction(c *cli.Context, o *solveOptions) error {
 		}
 		changed = err
 	}
-	out.RowStrategy, out.ColumnStrategy = res.Row, res.Column
 	_, err = interruptible(nextInterrupt(c.Context), "writing the results", func() (any, error) {
-		var failed error
-		if outs.strategies != "" {
-			if err := writeFile("--strategies", outs.strategies, func(w io.Writer) error { return writeStrategies(w, res) }); err != nil {
-				failed = err
-			} else {
-				out.Strategies = outs.strategies
-				out.RowStrategy, out.ColumnStrategy = nil, nil
-				log.Info("wrote strategies", "file", outs.strategies)
-			}
-		}
-		return nil, outs.finish(c, log, out.Source, out, failed)
+		return nil, outs.finish(c, log, out.Source, out, outs.writeStrategies(out, res, log))
 	})
 	if err != nil {
 		return err
