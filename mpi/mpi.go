@@ -24,6 +24,21 @@ static int gpump_bcast(void *buf, int n, int root) {
 	return MPI_Bcast(buf, n, MPI_BYTE, root, MPI_COMM_WORLD);
 }
 static int gpump_barrier(void) { return MPI_Barrier(MPI_COMM_WORLD); }
+static int gpump_send(void *buf, int n, int dest, int tag) {
+	return MPI_Send(buf, n, MPI_BYTE, dest, tag, MPI_COMM_WORLD);
+}
+static int gpump_iprobe(int tag, int *flag, int *source, int *n) {
+	MPI_Status st;
+	int rc = MPI_Iprobe(MPI_ANY_SOURCE, tag, MPI_COMM_WORLD, flag, &st);
+	if (rc == MPI_SUCCESS && *flag) {
+		*source = st.MPI_SOURCE;
+		rc = MPI_Get_count(&st, MPI_BYTE, n);
+	}
+	return rc;
+}
+static int gpump_recv(void *buf, int n, int source, int tag) {
+	return MPI_Recv(buf, n, MPI_BYTE, source, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
 static int gpump_abort(int code) { return MPI_Abort(MPI_COMM_WORLD, code); }
 static int gpump_finalize(void) {
 	int done = 0;
@@ -40,6 +55,7 @@ import (
 	"math"
 	"strings"
 	"sync"
+	"time"
 	"unsafe"
 )
 
@@ -133,6 +149,44 @@ func (w *World) Bcast(buf []byte, root int) {
 	}
 	C.gpump_bcast(unsafe.Pointer(&buf[0]), C.int(len(buf)), C.int(root))
 }
+
+// Send sends b to rank dest with tag (MPI_Send). Sends from one rank to
+// another with one tag arrive in the order they were sent.
+func (w *World) Send(b []byte, dest, tag int) {
+	if len(b) > math.MaxInt32 {
+		panic(fmt.Sprintf("mpi: Send of %d bytes exceeds MPI's int", len(b)))
+	}
+	C.gpump_send(bytesPtr(b), C.int(len(b)), C.int(dest), C.int(tag))
+}
+
+// Recv receives the next message with tag from any rank and returns it
+// with its sender. It waits by probing (MPI_Iprobe) every half a
+// millisecond, not in MPI_Recv, whose busy wait would take a core from the
+// work of a rank that shares its cores.
+func (w *World) Recv(tag int) (b []byte, source int) {
+	var flag, src, n C.int
+	for {
+		C.gpump_iprobe(C.int(tag), &flag, &src, &n)
+		if flag != 0 {
+			break
+		}
+		time.Sleep(500 * time.Microsecond)
+	}
+	b = make([]byte, int(n))
+	C.gpump_recv(bytesPtr(b), n, src, C.int(tag))
+	return b, int(src)
+}
+
+// bytesPtr points at b's first byte, or at a byte of nothing for an empty b
+// (MPI reads no byte of a zero count).
+func bytesPtr(b []byte) unsafe.Pointer {
+	if len(b) == 0 {
+		return unsafe.Pointer(&zero)
+	}
+	return unsafe.Pointer(&b[0])
+}
+
+var zero byte
 
 // Barrier waits for every rank (MPI_Barrier).
 func (w *World) Barrier() { C.gpump_barrier() }

@@ -90,6 +90,45 @@ func TestWorld(t *testing.T) {
 	}
 }
 
+// TestMessages: every rank but 0 sends rank 0 two messages of its own
+// (an empty one, then one of rank+1 bytes); rank 0 receives them from any
+// rank, in order per sender, and answers each sender with its rank.
+func TestMessages(t *testing.T) {
+	const tag, reply = 7, 8
+	rank, size := world.Rank(), world.Size()
+	if rank != 0 {
+		world.Send(nil, 0, tag)
+		msg := make([]byte, rank+1)
+		for i := range msg {
+			msg[i] = byte(rank)
+		}
+		world.Send(msg, 0, tag)
+		b, src := world.Recv(reply)
+		if src != 0 || len(b) != 1 || int(b[0]) != rank {
+			t.Errorf("rank %d: reply %v from %d", rank, b, src)
+		}
+		world.Barrier()
+		return
+	}
+	seen := make([]int, size)
+	for range 2 * (size - 1) {
+		b, src := world.Recv(tag)
+		switch {
+		case src < 1 || src >= size:
+			t.Fatalf("a message from rank %d", src)
+		case seen[src] == 0 && len(b) != 0:
+			t.Errorf("rank %d's first message has %d bytes, want 0", src, len(b))
+		case seen[src] == 1 && (len(b) != src+1 || b[0] != byte(src)):
+			t.Errorf("rank %d's second message is %v", src, b)
+		}
+		seen[src]++
+		if seen[src] == 2 {
+			world.Send([]byte{byte(src)}, src, reply)
+		}
+	}
+	world.Barrier()
+}
+
 // TestEveryMethod runs the checks of package shard's in-process test over
 // MPI's ranks: every method on 1001×777, every rank the same result bit
 // for bit, again the same in a second run, matching the single process's

@@ -40,6 +40,14 @@ func (w *World) Bcast(buf []byte, root int) {
 	}
 }
 
+// Send panics: a single rank has no other to send to.
+func (w *World) Send(b []byte, dest, tag int) {
+	panic(fmt.Sprintf("mpi: Send to rank %d of 1", dest))
+}
+
+// Recv panics: a single rank has no other to receive from.
+func (w *World) Recv(tag int) ([]byte, int) { panic("mpi: Recv on one rank") }
+
 // Barrier returns at once.
 func (w *World) Barrier() {}
 

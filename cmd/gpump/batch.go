@@ -146,48 +146,54 @@ func batchAction(c *cli.Context, o *batchOptions) error {
 	} else if w != nil && batchWorld == nil {
 		return mpiBatch(c, o, w)
 	}
+	// Over MPI ranks, a rank whose setup fails meets the others at the
+	// one point where they agree on it (joinRanks): none is left waiting.
+	fail, remote := func(err error) error { return err }, false
+	if batchWorld != nil {
+		fail, remote = joinRanks, batchWorld.Rank() != 0
+	}
 	log, err := o.logger(c.App.ErrWriter)
 	if err != nil {
-		return err
+		return fail(err)
 	}
 	jobs := o.jobs
 	if jobs < 1 {
-		return fmt.Errorf("--jobs must be at least 1, got %d", jobs)
+		return fail(fmt.Errorf("--jobs must be at least 1, got %d", jobs))
 	}
 	path := o.output
 	if path == "-" {
 		path = ""
 	}
 	if path == "" && o.resume {
-		return errors.New("--resume needs --output FILE")
+		return fail(errors.New("--resume needs --output FILE"))
 	}
 	var strat *games.StrategyArchive
 	if sp := o.strategies; sp != "" {
 		if o.resume {
-			return errors.New("--strategies is written whole when the batch ends: it cannot be resumed; give it without --resume")
+			return fail(errors.New("--strategies is written whole when the batch ends: it cannot be resumed; give it without --resume"))
 		}
 		if f, err := datasets.FormatOf(sp); err != nil || f != "npz" {
-			return fmt.Errorf("--strategies %s: want an .npz file", sp)
+			return fail(fmt.Errorf("--strategies %s: want an .npz file", sp))
 		}
 		strat = &games.StrategyArchive{Path: sp}
 	}
 	l, err := games.List(c.Args().Slice(), o.manifest, path)
 	if err != nil {
-		return err
+		return fail(err)
 	}
 	insts := l.Instances
 	if len(insts) == 0 {
-		return errors.New("no instances: give files, directories, globs or --manifest FILE (see gpump batch --help)")
+		return fail(errors.New("no instances: give files, directories, globs or --manifest FILE (see gpump batch --help)"))
 	}
 	if insts, err = shardInstances(o.shard, insts, log); err != nil { // shard.go
-		return err
+		return fail(err)
 	}
 	// Check the batch-wide flags once, so that a typo fails the batch
 	// rather than every instance.
 	lenient := *o.jobOptions
 	lenient.own = nil // no flag is an instance's own yet
 	if err := new(job).configure(&lenient); err != nil {
-		return err
+		return fail(err)
 	}
 	// The output must not be an input: writing it would destroy it.
 	files := listedFiles(l, o.manifest)
@@ -200,7 +206,7 @@ func batchAction(c *cli.Context, o *batchOptions) error {
 		files.addWriter("standard output", c.App.Writer)
 	}
 	if err := files.check(); err != nil {
-		return err
+		return fail(err)
 	}
 	for _, note := range l.Notes {
 		log.Log(c.Context, levelNote, note)
@@ -220,14 +226,21 @@ func batchAction(c *cli.Context, o *batchOptions) error {
 			readable = c.App.ErrWriter
 		}
 	}
-	if path != "" {
+	var pending *rankLines // a rank's lines for rank 0, which writes them
+	switch {
+	case remote:
+		pending = new(rankLines)
+		out, human, readable = pending, false, nil
+	case path != "":
 		f, d, err := openResults(c.Context, path, o.resume)
 		if err != nil {
-			return err
+			return fail(err)
 		}
 		defer f.Close()
 		out, done = f, d
-		if done, err = rankDone(o.resume, done); err != nil { // mpi.go
+	}
+	if batchWorld != nil {
+		if done, err = shareBatch(insts, done); err != nil { // mpi.go
 			return err
 		}
 	}
@@ -240,12 +253,8 @@ func batchAction(c *cli.Context, o *batchOptions) error {
 		doneMu  sync.Mutex
 		skipped atomic.Int64
 	)
-	emit := func(l *games.Line) {
-		b, err := marshalLine(l)
-		if err != nil { // only NaN could do this, and gaps are never NaN
-			l = &games.Line{Instance: l.Instance, Index: l.Index, Key: l.Key, Games: l.Games, Status: "error", Error: err.Error()}
-			b, _ = marshalLine(l)
-		}
+	// emitted writes l, marshalled as b.
+	emitted := func(l *games.Line, b []byte) {
 		if human {
 			b = []byte(summaryLine(l))
 		}
@@ -261,6 +270,14 @@ func batchAction(c *cli.Context, o *batchOptions) error {
 			outErr = err
 		}
 	}
+	emit := func(l *games.Line) {
+		b, err := marshalLine(l)
+		if err != nil { // only NaN could do this, and gaps are never NaN
+			l = &games.Line{Instance: l.Instance, Index: l.Index, Key: l.Key, Games: l.Games, Status: "error", Error: err.Error()}
+			b, _ = marshalLine(l)
+		}
+		emitted(l, b)
+	}
 
 	// Small same-shape files are solved as batches.
 	if size := o.batchSize; size < 1 {
@@ -275,11 +292,18 @@ func batchAction(c *cli.Context, o *batchOptions) error {
 	}
 	workers := min(jobs, len(insts))
 	work := make(chan *instance)
+	next := func() (*instance, bool) { in, ok := <-work; return in, ok }
 	var wg sync.WaitGroup
+	switch {
+	case remote:
+		next = askRank0(insts, pending) // mpi.go
+	case batchWorld != nil:
+		wg.Go(func() { dealRanks(work, insts, workers, emitted) }) // mpi.go
+	}
 	for w := range workers {
 		own := max(1, threads/workers+btoi(w < threads%workers))
 		wg.Go(func() {
-			for in := range work {
+			for in, ok := next(); ok; in, ok = next() {
 				run := &instanceRun{opts: o.jobOptions, threads: own, log: instLog, emit: emit, done: done, doneMu: &doneMu, skipped: &skipped, strat: strat}
 				run.solve(c.Context, in)
 				// The next matrix may be as large as this one: give the
@@ -293,6 +317,9 @@ func batchAction(c *cli.Context, o *batchOptions) error {
 		})
 	}
 	notRun := 0
+	if remote {
+		insts = nil // rank 0 deals them
+	}
 	for k, in := range insts {
 		doneMu.Lock()
 		skip := false

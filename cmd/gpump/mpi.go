@@ -1,18 +1,19 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"text/tabwriter"
-	"time"
 
 	"github.com/urfave/cli/v2"
 	"gorgonia.org/tensor"
@@ -26,20 +27,23 @@ import (
 // The command line over MPI ranks (docs/mpi.md). Built with the tag mpi
 // and started by a launcher (mpirun, srun) with more than one rank,
 // gpump solve runs one game over the ranks (package shard) and gpump batch
-// deals the instances to the ranks (rankShard); with one rank, or without
-// the tag, both run as in a single process.
+// deals the instances to the ranks as they free up (mpiBatch); with one
+// rank, or without the tag, both run as in a single process.
 //
 // One line per failure: the ranks combine their errors (shard.Agree,
 // shard.Fail) and only rank 0 prints, for the job; the others exit with the
 // same status, silently. A rank that dies (kill -9) is MPI's to handle: its
 // default error handler ends every rank within seconds, and mpirun says
-// which rank died; the outputs, written atomically and only at the end,
-// are then left as they were.
+// which rank died; a solve's outputs, written atomically and only at the
+// end, are then left as they were, and a batch's output holds the lines
+// finished, whole.
 
 // mpiWorld is what the command needs of the job's ranks: *mpi.World.
 type mpiWorld interface {
 	shard.Comm
 	Abort(code int)
+	Send(b []byte, dest, tag int)
+	Recv(tag int) (b []byte, source int)
 }
 
 var (
@@ -269,150 +273,50 @@ func mpiSolve(c *cli.Context, o *solveOptions, w *mpi.World, log *slog.Logger, s
 // batchWorld is the job's ranks during a distributed gpump batch, else nil.
 var batchWorld mpiWorld
 
-// batchMain is the --output of a distributed batch, which its ranks' part
-// files are merged into.
-var batchMain string
+// Message tags of a distributed batch: a rank asks rank 0 for work,
+// sending the lines it finished; rank 0 deals an instance or says stop.
+const (
+	tagAsk  = 1
+	tagDeal = 2
+)
 
-// rankPart is the part file of rank r of a distributed batch writing
-// path: hidden, beside it, so that a glob of the inputs does not take it.
-func rankPart(path string, r int) string {
-	dir, base := splitPath(path)
-	return dir + "." + base + ".rank" + strconv.Itoa(r)
-}
-
-// rankParts lists the part files beside path, of any rank (a resumed
-// batch may have run on more ranks), by rank.
-func rankParts(path string) (map[int]string, error) {
-	dir, base := splitPath(path)
-	d := dir
-	if d == "" {
-		d = "."
-	}
-	entries, err := os.ReadDir(d)
-	if err != nil {
-		return nil, err
-	}
-	parts := map[int]string{}
-	prefix := "." + base + ".rank"
-	for _, e := range entries {
-		if r, err := strconv.Atoi(strings.TrimPrefix(e.Name(), prefix)); err == nil && strings.HasPrefix(e.Name(), prefix) && r >= 0 {
-			parts[r] = dir + e.Name()
-		}
-	}
-	return parts, nil
-}
-
-// splitPath splits path after its last slash.
-func splitPath(path string) (dir, base string) {
-	i := strings.LastIndexByte(path, '/') + 1
-	return path[:i], path[i:]
-}
-
-// rankDone adds to a distributed batch rank's done (the results of its
-// own part file, for --resume) those of the batch's output and of every
-// other rank's part file: a hook of gpump batch.
-func rankDone(resume bool, done map[string]int) (map[string]int, error) {
-	if batchWorld == nil || !resume {
-		return done, nil
-	}
-	parts, err := rankParts(batchMain)
-	if err != nil {
-		return nil, fmt.Errorf("--resume: %w", err)
-	}
-	files := []string{batchMain}
-	for r, p := range parts {
-		if r != batchWorld.Rank() {
-			files = append(files, p)
-		}
-	}
-	for _, f := range files {
-		if err := readDone(f, done); err != nil {
-			return nil, fmt.Errorf("--resume: %w", err)
-		}
-	}
-	return done, nil
-}
-
-// readDone counts into done the finished results of the batch output at
-// path, read only (games.ReadResults cuts a cut last line, and another
-// rank may be appending to its part): a last line without its end, which
-// a killed rank left, is not a result.
-func readDone(path string, done map[string]int) error {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	lines := strings.SplitAfter(string(b), "\n")
-	for k, line := range lines {
-		if !strings.HasSuffix(line, "\n") {
-			break // the last: empty, or cut
-		}
-		l, err := games.ParseLine([]byte(line))
-		if err != nil {
-			return fmt.Errorf("%s is not the output of gpump batch (line %d is not a result)", path, k+1)
-		}
-		if l.Done() {
-			done[l.ID()]++
-		}
-	}
-	return nil
-}
-
-// mpiBatch is gpump batch over the ranks of w. Each rank solves its share
-// of the instances (rankShard: a fixed partition by a hash of the names,
-// so that a resume, on any number of ranks, finds each instance where it
-// was) and appends its lines to its own part file beside --output, as a
-// batch appends to its output; when every rank is done, rank 0 writes
-// --output atomically: its earlier lines (with --resume), then the parts
-// in rank order, and removes the parts. A batch whose rank died leaves
-// --output as it was and the parts with every line finished; --resume,
-// on any number of ranks, skips those and merges them at the end.
-//
-// The dealing is static, not as the ranks free up: it needs no
-// coordinator and no message per instance, and over many instances the
-// shares even out; a batch of a few very unequal instances is better run
-// with --jobs on one machine, or as an array with --shard.
+// mpiBatch is gpump batch over the ranks of w. Rank 0 lists the
+// instances, reads --resume's results, and deals the instances one at a
+// time to whichever rank asks, itself included (its workers take them from
+// the same queue); a rank asks when one of its --jobs workers is free,
+// sending the lines of what it finished, and rank 0 alone appends every
+// line to --output as a single-process batch does. So a rank that dies
+// leaves --output with whole lines, and --resume, on any number of ranks,
+// goes on from them. Lines are in the order they reach rank 0, which
+// varies from run to run; each names its instance.
 func mpiBatch(c *cli.Context, o *batchOptions, w *mpi.World) error {
 	if err := shard.Agree(w, commandSetup(c)); err != nil {
 		return quietRanks(w, fmt.Errorf("the ranks were started with different command lines: %w", err))
 	}
-	path := o.output
 	var err error
-	switch {
+	switch path := o.output; {
 	case path == "" || path == "-":
 		err = errors.New("a batch over MPI ranks writes one file: give --output FILE")
 	case o.strategies != "":
 		err = errors.New("--strategies is written by one process: run the batch without mpirun, or as an array with --shard")
 	}
-	if err == nil {
-		_, _, err = batchShard(o.shard)
-	}
 	if err = shard.Fail(w, err); err != nil {
 		return quietRanks(w, err)
 	}
-	batchWorld, batchMain = w, path
-	part := rankPart(path, w.Rank())
-	o.output = part
-	// No rank's table of its own share: rank 0 tells the whole after the
-	// merge.
-	quiet := o.quiet
-	o.quiet = true
-	started := time.Now()
+	batchWorld = w
+	if w.Rank() != 0 {
+		o.quiet = true // rank 0 logs and tells the whole batch
+	}
 	berr := batchAction(c, o)
 	// The ranks' outcomes: an error (rank 0 says the first, for the job),
 	// else each an exit status, the worst of which the job returns.
 	var st exitStatus
-	code := 0.0
-	real := berr
+	code, real := 0.0, berr
 	if errors.As(berr, &st) {
 		code, real = float64(st), nil
 	}
 	if err := shard.Fail(w, real); err != nil {
-		// The parts keep what was solved: --resume goes on from there.
-		return quietRanks(w, fmt.Errorf("%w (--output %s is unchanged; --resume continues the batch)", err, path))
+		return quietRanks(w, fmt.Errorf("%w (--output %s holds the lines finished; --resume continues the batch)", err, o.output))
 	}
 	codes := make([]float64, w.Size())
 	counts := make([]int, w.Size())
@@ -432,82 +336,151 @@ func mpiBatch(c *cli.Context, o *batchOptions, w *mpi.World) error {
 			worst = exitLimit
 		}
 	}
-	var merr error
-	if w.Rank() == 0 {
-		var counts map[string]int
-		counts, merr = mergeParts(path, w.Size(), o.resume)
-		if merr == nil && !quiet {
-			tw := tabwriter.NewWriter(c.App.ErrWriter, 0, 0, 2, ' ', tabwriter.AlignRight)
-			fmt.Fprintln(tw, "ranks\tnew results\tconverged\tlimit\tcanceled\tfailed\tseconds\t")
-			limit := counts[""] - counts["converged"] - counts["canceled"] - counts["error"]
-			fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t%.1f\t\n", w.Size(), counts[""], counts["converged"], limit, counts["canceled"], counts["error"], time.Since(started).Seconds())
-			tw.Flush()
-		}
-	}
-	if err := shard.Fail(w, merr); err != nil {
-		return quietRanks(w, err)
-	}
 	if worst != 0 {
 		return exitStatus(worst)
 	}
 	return nil
 }
 
-// mergeParts writes a distributed batch's output at path, atomically:
-// its lines so far (resume), then the part files of ranks 0..size-1 in
-// rank order (and, resuming, those of any other rank, a run on more
-// ranks left them), and removes the parts. It returns the parts' lines
-// counted by status, and all of them under "".
-func mergeParts(path string, size int, resume bool) (map[string]int, error) {
-	counts := map[string]int{}
-	parts, err := rankParts(path)
-	if err != nil {
+// joinRanks is where the ranks of a distributed batch meet after its
+// setup: every rank's err (nil for none), the first of which every rank
+// returns.
+func joinRanks(err error) error { return shard.Fail(batchWorld, err) }
+
+// shareBatch ends the setup of a distributed batch: the ranks agree that
+// they listed the same instances (they deal them by position) and rank 0
+// gives every rank the results --resume found (done), by which a rank
+// skips the finished games of a file of many.
+func shareBatch(insts []*instance, done map[string]int) (map[string]int, error) {
+	w := batchWorld
+	if err := joinRanks(nil); err != nil {
 		return nil, err
 	}
-	var files []string
-	if resume {
-		if _, err := os.Stat(path); err == nil {
-			files = append(files, path)
+	names := make([]string, len(insts))
+	for k, in := range insts {
+		names[k] = in.Name
+		for _, m := range in.Members {
+			names[k] += "\x00" + m.Name
 		}
 	}
-	top := size
-	for r := range parts {
-		top = max(top, r+1)
+	if err := shard.Agree(w, strings.Join(names, "\n")); err != nil {
+		return nil, joinRanks(fmt.Errorf("the ranks listed different instances (a file system that differs between nodes?): %w", err))
 	}
-	for r := range top {
-		if p, ok := parts[r]; ok && (r < size || resume) {
-			files = append(files, p)
-		}
+	var b []byte
+	if w.Rank() == 0 {
+		b, _ = json.Marshal(done)
 	}
-	err = writeFile("--output", path, func(out io.Writer) error {
-		for _, f := range files {
-			b, err := os.ReadFile(f)
-			if err != nil {
-				return err
+	n := binary.LittleEndian.AppendUint64(nil, uint64(len(b)))
+	w.Bcast(n, 0)
+	if w.Rank() != 0 {
+		b = make([]byte, binary.LittleEndian.Uint64(n))
+	}
+	w.Bcast(b, 0)
+	if err := json.Unmarshal(b, &done); err != nil {
+		return nil, joinRanks(fmt.Errorf("the results to resume from rank 0: %w", err))
+	}
+	return done, joinRanks(nil)
+}
+
+// rankLines holds the lines a rank finished until it next asks rank 0
+// for work.
+type rankLines struct {
+	mu sync.Mutex
+	b  []byte
+}
+
+func (p *rankLines) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.b = append(p.b, b...)
+	return len(b), nil
+}
+
+// take returns the lines held and forgets them.
+func (p *rankLines) take() []byte {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	b := p.b
+	p.b = nil
+	return b
+}
+
+// askRank0 returns the next function of a rank's workers: it sends rank 0
+// the lines finished so far and returns the instance rank 0 deals, false
+// when none is left. One worker asks at a time.
+func askRank0(insts []*instance, lines *rankLines) func() (*instance, bool) {
+	var mu sync.Mutex
+	return func() (*instance, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		batchWorld.Send(lines.take(), 0, tagAsk)
+		b, _ := batchWorld.Recv(tagDeal)
+		return dealt(insts, b)
+	}
+}
+
+// dealRanks is rank 0's dealer: it answers every other rank's asks, until
+// each of their workers (workers a rank) was told to stop, passing the
+// lines they carry to emitted and dealing the instances of work, which
+// rank 0's own workers also take.
+func dealRanks(work <-chan *instance, insts []*instance, workers int, emitted func(*games.Line, []byte)) {
+	for left := (batchWorld.Size() - 1) * workers; left > 0; {
+		b, from := batchWorld.Recv(tagAsk)
+		for len(b) > 0 {
+			i := bytes.IndexByte(b, '\n') + 1
+			if i == 0 {
+				i = len(b)
 			}
-			if len(b) > 0 && b[len(b)-1] != '\n' {
-				// A line cut by a killed rank, which --resume ran again.
-				b = b[:strings.LastIndexByte(string(b), '\n')+1]
+			line := b[:i]
+			b = b[i:]
+			l, err := games.ParseLine(line)
+			if err != nil { // a rank's own marshalling: cannot happen
+				l = &games.Line{Status: "error", Error: fmt.Sprintf("rank %d sent a line that is not a result: %v", from, err)}
+				line, _ = marshalLine(l)
 			}
-			if f != path {
-				for _, line := range strings.SplitAfter(string(b), "\n") {
-					if l, err := games.ParseLine([]byte(line)); err == nil {
-						counts[l.Status]++
-						counts[""]++
-					}
-				}
-			}
-			if _, err := out.Write(b); err != nil {
-				return err
-			}
+			emitted(l, line)
 		}
+		in, ok := <-work
+		if !ok {
+			left--
+		}
+		batchWorld.Send(deal(in, ok), from, tagDeal)
+	}
+}
+
+// deal encodes instance in for a rank: its position in the listing, then,
+// for a group of files, the positions of the members still to solve
+// (--resume may have taken some); nothing when ok is false (stop).
+func deal(in *instance, ok bool) []byte {
+	if !ok {
 		return nil
-	})
-	if err != nil {
-		return nil, err
 	}
-	for _, p := range parts {
-		os.Remove(p)
+	b := binary.LittleEndian.AppendUint64(nil, uint64(in.Index))
+	for _, m := range in.Members {
+		b = binary.LittleEndian.AppendUint64(b, uint64(m.Index))
 	}
-	return counts, nil
+	return b
+}
+
+// dealt decodes what deal encoded, against this rank's listing.
+func dealt(insts []*instance, b []byte) (*instance, bool) {
+	if len(b) < 8 {
+		return nil, false
+	}
+	k := int(binary.LittleEndian.Uint64(b))
+	i := slices.IndexFunc(insts, func(in *instance) bool { return in.Index == k })
+	if i < 0 {
+		panic(fmt.Sprintf("gpump: rank 0 dealt instance %d, which this rank did not list", k))
+	}
+	in := insts[i]
+	if in.Members == nil {
+		return in, true
+	}
+	keep := map[int]bool{}
+	for b = b[8:]; len(b) >= 8; b = b[8:] {
+		keep[int(binary.LittleEndian.Uint64(b))] = true
+	}
+	g := *in
+	g.Members = slices.DeleteFunc(slices.Clone(in.Members), func(m *instance) bool { return !keep[m.Index] })
+	return &g, true
 }

@@ -86,29 +86,13 @@ func batchShard(spec string) (games.Shard, string, error) {
 	return games.Shard{}, "", nil
 }
 
-// rankShard is the share of one rank of size ranks solving shard s:
-// the games whose hash modulo N·size is s.K + N·rank, which all lie in s
-// (their hash modulo N is s.K), a partition of s over the ranks.
-func rankShard(s games.Shard, rank, size int) games.Shard {
-	if size <= 1 {
-		return s
-	}
-	if s.N == 0 {
-		s = games.Shard{K: 0, N: 1}
-	}
-	return games.Shard{K: s.K + s.N*rank, N: s.N * size}
-}
-
 // shardInstances keeps the instances of this process's share of the batch
-// (batchShard, split over the MPI ranks): a hook of gpump batch.
+// (batchShard; over MPI ranks, rank 0 deals the share): a hook of gpump
+// batch.
 func shardInstances(spec string, insts []*instance, log *slog.Logger) ([]*instance, error) {
 	s, from, err := batchShard(spec)
 	if err != nil {
 		return nil, err
-	}
-	if w := batchWorld; w != nil {
-		s = rankShard(s, w.Rank(), w.Size())
-		from = fmt.Sprintf("rank %d of %d", w.Rank(), w.Size())
 	}
 	if s.N <= 1 {
 		return insts, nil

@@ -148,24 +148,37 @@ func TestBatchShardFromScheduler(t *testing.T) {
 	}
 }
 
-func TestRankShardPartitions(t *testing.T) {
-	ids := make([]string, 500)
-	for i := range ids {
-		ids[i] = fmt.Sprintf("g%d.npy", i)
-	}
-	for _, s := range []games.Shard{{}, {K: 0, N: 1}, {K: 1, N: 3}} {
-		for _, size := range []int{1, 2, 3} {
-			for _, id := range ids {
-				in := 0
-				for r := range size {
-					if rankShard(s, r, size).Has(id) {
-						in++
-					}
-				}
-				if want := btoi(s.Has(id)); in != want {
-					t.Fatalf("shard %v over %d ranks: %s in %d ranks' shares, want %d", s, size, id, in, want)
-				}
+// TestDeal: what rank 0 deals (deal) is, on another rank's listing
+// (dealt), the same instance, a group with only the members rank 0 kept,
+// and a stop.
+func TestDeal(t *testing.T) {
+	mem := []*instance{{Index: 1, Name: "a"}, {Index: 2, Name: "b"}, {Index: 4, Name: "c"}}
+	insts := []*instance{{Index: 0, Name: "x"}, {Index: 1, Name: "3 files", Members: mem}, {Index: 3, Name: "y"}}
+	for _, c := range []struct {
+		in   *instance
+		want string
+	}{
+		{insts[2], "y"},
+		{insts[0], "x"},
+		{&instance{Index: 1, Members: []*instance{mem[0], mem[2]}}, "3 files: a c"},
+		{&instance{Index: 1, Members: mem}, "3 files: a b c"},
+	} {
+		got, ok := dealt(insts, deal(c.in, true))
+		s := got.Name
+		if got.Members != nil {
+			s += ":"
+			for _, m := range got.Members {
+				s += " " + m.Name
 			}
 		}
+		if !ok || s != c.want {
+			t.Errorf("dealt %q, %v; want %q", s, ok, c.want)
+		}
+	}
+	if len(insts[1].Members) != 3 {
+		t.Errorf("dealing a group changed the listing's group: %d members", len(insts[1].Members))
+	}
+	if _, ok := dealt(insts, deal(nil, false)); ok {
+		t.Error("a stop dealt an instance")
 	}
 }
