@@ -13,4 +13,10 @@
 // read from it, or generated) into its Report; ReadStacks reads a file of
 // many games (a 3-D array, an archive) into Stacks of one shape each, and
 // SolveStack solves a Stack with a callback per finished game.
+//
+// List turns a batch's arguments and manifest into Instances (ReadManifest
+// and SplitWords parse a manifest; DisplayName is the name results give an
+// instance); GroupFiles gathers small same-shape files into one instance
+// and ReadGroup reads it as a Stack; Shard splits a batch among the
+// processes of an array.
 package games
