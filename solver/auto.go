@@ -387,7 +387,7 @@ func (m *Auto) polish(ctx context.Context, dst *Result, g *MatrixGame, target fl
 		o = *m.Polish
 	}
 	o.RelGap, o.Scale = target, pg.MaxAbs()
-	if ph.s.TimeLimit > 0 {
+	if ph.s.TimeLimit > 0 && ph.s.Clock == nil {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, ph.s.TimeLimit-time.Since(ph.t0))
 		defer cancel()

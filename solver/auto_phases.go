@@ -7,6 +7,7 @@ import "time"
 type phases struct {
 	s     Settings // the solve's own
 	t0    time.Time
+	c0    time.Duration // Settings.Clock at t0
 	stats Stats
 	rec   phaseRecorder
 	// gaps holds the relative gap of the RM+ run that goes to the
@@ -25,7 +26,7 @@ type passGap struct {
 
 // reset starts a route under settings s.
 func (ph *phases) reset(s *Settings) {
-	*ph = phases{s: *s, t0: time.Now(), gaps: ph.gaps[:0], rec: phaseRecorder{r: s.Recorder}}
+	*ph = phases{s: *s, t0: time.Now(), c0: s.clockStart(), gaps: ph.gaps[:0], rec: phaseRecorder{r: s.Recorder}}
 	ph.rec.ph = ph
 }
 
@@ -42,7 +43,8 @@ func (ph *phases) settings(rel float64) *Settings {
 		s.MaxEvaluations = max(1, s.MaxEvaluations-ph.stats.Evaluations)
 	}
 	if s.TimeLimit > 0 {
-		s.TimeLimit = max(time.Nanosecond, s.TimeLimit-time.Since(ph.t0))
+		el, _ := s.clock(ph.t0, ph.c0)
+		s.TimeLimit = max(time.Nanosecond, s.TimeLimit-el)
 	}
 	s.Recorder = &ph.rec
 	return &s
@@ -58,8 +60,12 @@ func (ph *phases) limit() Status {
 		return IterationLimit
 	case s.MaxEvaluations > 0 && ph.stats.Evaluations >= s.MaxEvaluations:
 		return EvaluationLimit
-	case s.TimeLimit > 0 && time.Since(ph.t0) >= s.TimeLimit:
+	}
+	switch el, stop := ph.s.clock(ph.t0, ph.c0); {
+	case ph.s.TimeLimit > 0 && el >= ph.s.TimeLimit:
 		return TimeLimit
+	case stop:
+		return Canceled
 	}
 	return NotTerminated
 }

@@ -155,6 +155,7 @@ type tracker struct {
 	done <-chan struct{}
 	sh   shape
 	t0   time.Time
+	c0   time.Duration // Settings.Clock at t0
 	best certificate
 	// bestKind[0] is the kind of the best point (of the row strategy for a
 	// game), bestKind[1] that of the best column strategy.
@@ -187,7 +188,7 @@ func (t *tracker) run(ctx context.Context, dst *Result, e engine, s *Settings, m
 	if t.sh.game {
 		t.best.lower, t.best.upper = math.Inf(-1), math.Inf(1)
 	}
-	t.t0 = time.Now()
+	t.t0, t.c0 = time.Now(), s.clockStart()
 	if s.Recorder != nil {
 		// The recorder sees a copy: s may be the package's defaults.
 		t.settings = *s
@@ -364,13 +365,18 @@ func (t *tracker) after(e engine, gapAvg, gapLast float64) (Status, error) {
 
 // status is the run's status after the last iteration recorded.
 func (t *tracker) status() Status {
-	switch s := t.s; {
+	s := t.s
+	switch {
 	case t.met(t.best.gap + t.margin):
 		return Converged
 	case s.MaxIterations > 0 && t.stats.Iterations >= s.MaxIterations:
 		return IterationLimit
-	case s.TimeLimit > 0 && time.Since(t.t0) >= s.TimeLimit:
+	}
+	switch el, stop := s.clock(t.t0, t.c0); {
+	case s.TimeLimit > 0 && el >= s.TimeLimit:
 		return TimeLimit
+	case stop:
+		return Canceled
 	}
 	select {
 	case <-t.done:

@@ -44,6 +44,34 @@ type Settings struct {
 
 	// Recorder, if not nil, is told about the start and every iteration.
 	Recorder Recorder
+
+	// Clock, when not nil, is read by the stopping rules in place of the
+	// wall clock: it returns the time since some fixed moment and whether
+	// to stop now, as a canceled context stops a solve (ctx still does).
+	// Processes that must take the same steps, the ranks of one sharded
+	// solve, read one clock (shard.Clock), so that TimeLimit or an
+	// interrupt stops every rank at the same iteration; the crossover,
+	// which every rank runs alike, then has no deadline of its own.
+	Clock func() (elapsed time.Duration, stop bool)
+}
+
+// clock returns the time since t0, or since c0 of s.Clock, and whether
+// s.Clock says to stop.
+func (s *Settings) clock(t0 time.Time, c0 time.Duration) (time.Duration, bool) {
+	if s.Clock == nil {
+		return time.Since(t0), false
+	}
+	el, stop := s.Clock()
+	return el - c0, stop
+}
+
+// clockStart is the reading of s.Clock a solve's times count from.
+func (s *Settings) clockStart() time.Duration {
+	if s.Clock == nil {
+		return 0
+	}
+	el, _ := s.Clock()
+	return el
 }
 
 // DefaultSettings returns the settings a nil *Settings stands for: relative

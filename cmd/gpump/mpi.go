@@ -150,10 +150,6 @@ func checkDistributedSolve(o *solveOptions, j *job) error {
 		return errors.New("--problem solves on one process: run it without mpirun")
 	case j.device != "cpu":
 		return fmt.Errorf("a solve over MPI ranks runs on each rank's CPUs: --device %s is not supported there", j.device)
-	case o.given["time-limit"]:
-		// Each rank's clock would stop it at its own iteration, and the
-		// ranks must take every step together.
-		return errors.New("--time-limit cannot stop ranks at the same iteration: bound a solve over MPI ranks with --max-iter or --max-evals")
 	}
 	if j.path != "" {
 		if f, err := inputFormat(j.path, j.read.Format); err != nil || f != "npy" {
@@ -165,10 +161,11 @@ func checkDistributedSolve(o *solveOptions, j *job) error {
 
 // mpiSolve is gpump solve over the ranks of w: every rank reads or
 // generates its rows and solves, in lockstep; rank 0 writes the outputs.
-// A Ctrl-C under mpirun ends the job (the launcher forwards it to every
-// rank at its own moment, and ranks stopped at different iterations could
-// not certify together): the solve ignores cancellation, and the outputs
-// are then not written.
+// The ranks read one clock (shard.Clock): rank 0's time and its
+// interrupt. So --time-limit, and a Ctrl-C or a scheduler's SIGTERM (which
+// mpirun and srun pass to every rank, each at its own moment), stop every
+// rank at the same iteration, and rank 0 writes the best certified point as
+// one process does; each rank's own context is not the solve's.
 func mpiSolve(c *cli.Context, o *solveOptions, w *mpi.World, log *slog.Logger, shown solver.Recorder) error {
 	rank0 := w.Rank() == 0
 	if !rank0 {
@@ -239,6 +236,7 @@ func mpiSolve(c *cli.Context, o *solveOptions, w *mpi.World, log *slog.Logger, s
 		problem = &sgm
 	}
 	log.Info("solving", "algorithm", j.method.Name(), "ranks", w.Size(), "threads per rank", threads, "target_relative_gap", s.RelGap)
+	s.Clock = shard.Clock(w, c.Context)
 	res, err := solver.Solve(context.WithoutCancel(c.Context), problem, &s, j.method)
 	if err = shard.Fail(w, err); err != nil {
 		return quietRanks(w, err)
