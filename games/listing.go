@@ -45,21 +45,25 @@ type Listing struct {
 	// seen holds the files given by arguments, by device and inode (or
 	// cleaned path): a file reached by several paths runs once.
 	seen map[any]bool
-	// output is the batch's own output file, never read as an input.
-	output os.FileInfo
+	// output and manifest are the batch's own output file and manifest,
+	// never read as inputs.
+	output, manifest os.FileInfo
 }
 
 // List expands a batch's arguments (payoff files, directories of them, not
 // recursively, in name order, and quoted glob patterns) and reads its
 // manifest ("" for none). output is the batch's output file ("" for none):
 // when it exists and is empty a directory or glob that reaches it leaves it
-// out. A missing file is that instance's failure (Instance.Err); a
+// out, as it leaves out the manifest. A missing file is that instance's failure (Instance.Err); a
 // directory without payoff files or a glob matching nothing fails the
 // listing.
 func List(args []string, manifest, output string) (*Listing, error) {
 	l := &Listing{seen: map[any]bool{}}
 	if output != "" {
 		l.output, _ = os.Stat(output)
+	}
+	if manifest != "" {
+		l.manifest, _ = os.Stat(manifest)
 	}
 	for _, arg := range args {
 		fi, err := os.Stat(arg)
@@ -145,6 +149,8 @@ func (l *Listing) addFile(p string, listed bool, err error, fi os.FileInfo) {
 			why = "it holds gpump batch results"
 		case fi != nil && l.output != nil && os.SameFile(fi, l.output) && fi.Size() == 0:
 			why = "it is this batch's output"
+		case fi != nil && l.manifest != nil && os.SameFile(fi, l.manifest):
+			why = "it is this batch's manifest"
 		}
 		if why != "" {
 			l.Notes = append(l.Notes, fmt.Sprintf("left out %s: %s", p, why))

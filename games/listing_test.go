@@ -90,7 +90,7 @@ func TestList(t *testing.T) {
 	if err := os.WriteFile(manifest, []byte("\ufeff# runs\n\n"+filepath.Join(dir, "b.npy")+" --algo rm+\ngen:uniform --m 3\n--eps 1\n'c d.npy'\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	l, err := List([]string{dir, a, filepath.Join(dir, "*.npy"), filepath.Join(dir, "missing.npy")}, manifest, out)
+	l, err := List([]string{dir, a, filepath.Join(dir, "*.npy"), filepath.Join(dir, "missing.npy"), filepath.Dir(manifest)}, manifest, out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,8 @@ func TestList(t *testing.T) {
 	if strings.Join(got, " ") != want {
 		t.Errorf("instances %q\nwant %q", strings.Join(got, " "), want)
 	}
-	if len(l.Notes) != 2 || !strings.Contains(l.Notes[0], "holds gpump batch results") || !strings.Contains(l.Notes[1], "this batch's output") {
+	if len(l.Notes) != 3 || !strings.Contains(l.Notes[0], "holds gpump batch results") || !strings.Contains(l.Notes[1], "this batch's output") ||
+		!strings.Contains(l.Notes[2], "this batch's manifest") {
 		t.Errorf("notes %q", l.Notes)
 	}
 	if in := l.Instances[4]; strings.Join(in.Args, " ") != "--gen uniform --m 3" || in.File != "" {
