@@ -10,7 +10,6 @@ import (
 	"github.com/gpump/gpump/shard"
 	"github.com/gpump/gpump/shard/shardtest"
 	"github.com/gpump/gpump/solver"
-	"github.com/gpump/gpump/tensorops"
 )
 
 // cancelAt cancels rank 0's context once the solve reaches iteration at.
@@ -55,16 +54,12 @@ func TestClock(t *testing.T) {
 				wg.Go(func() {
 					ctx, cancel := context.WithCancel(context.Background())
 					defer cancel()
-					cpu := tensorops.NewCPU(1)
-					defer cpu.Close()
-					be := shard.New(cpu, grp.Comm(r), a.Shape()[0])
-					lo, hi, _ := be.Rows()
-					g, err := solver.NewShardedMatrixGame(shardtest.RowsOf(a, lo, hi), be)
+					g, done, err := shardtest.Place(grp.Comm(r), a)
 					if err != nil {
 						errs[r] = err
 						return
 					}
-					defer g.Close()
+					defer done()
 					m, err := solver.NewMethod(c.method)
 					if err != nil {
 						errs[r] = err

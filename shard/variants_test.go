@@ -87,32 +87,23 @@ func solveVariant(t *testing.T, a *tensor.Dense, size int, v variant, s *solver.
 		return solver.Solve(context.Background(), p, s, m)
 	}
 	if size == 1 {
-		g, err := solver.NewMatrixGame(a)
+		g, done, err := shardtest.PlaceWhole(a)
 		if err != nil {
 			t.Fatal(err)
 		}
-		cpu := tensorops.NewCPU(1)
-		defer cpu.Close()
-		if err := g.Place(cpu); err != nil {
-			t.Fatal(err)
-		}
-		defer g.Close()
+		defer done()
 		res[0], errs[0] = solve(g)
 	} else {
 		grp := shard.NewGroup(size)
 		var wg sync.WaitGroup
 		for r := range size {
 			wg.Go(func() {
-				cpu := tensorops.NewCPU(1)
-				defer cpu.Close()
-				be := shard.New(cpu, grp.Comm(r), a.Shape()[0])
-				lo, hi, _ := be.Rows()
-				g, err := solver.NewShardedMatrixGame(shardtest.RowsOf(a, lo, hi), be)
+				g, done, err := shardtest.Place(grp.Comm(r), a)
 				if err != nil {
 					errs[r] = err
 					return
 				}
-				defer g.Close()
+				defer done()
 				res[r], errs[r] = solve(g)
 			})
 		}

@@ -76,16 +76,11 @@ func RowsOf(a *tensor.Dense, lo, hi int) *tensor.Dense {
 // Whole solves a in one process on one thread.
 func Whole(tb testing.TB, a *tensor.Dense, r Run) *solver.Result {
 	tb.Helper()
-	g, err := solver.NewMatrixGame(a)
+	g, done, err := PlaceWhole(a)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	cpu := tensorops.NewCPU(1)
-	defer cpu.Close()
-	if err := g.Place(cpu); err != nil {
-		tb.Fatal(err)
-	}
-	defer g.Close()
+	defer done()
 	res, err := solve(g, r)
 	if err != nil {
 		tb.Fatal(err)
@@ -93,19 +88,43 @@ func Whole(tb testing.TB, a *tensor.Dense, r Run) *solver.Result {
 	return res
 }
 
+// PlaceWhole places all of a on a one-thread CPU backend, the single
+// process a sharded solve is checked against; done frees both.
+func PlaceWhole(a *tensor.Dense) (g *solver.MatrixGame, done func(), err error) {
+	if g, err = solver.NewMatrixGame(a); err != nil {
+		return nil, nil, err
+	}
+	cpu := tensorops.NewCPU(1)
+	if err := g.Place(cpu); err != nil {
+		cpu.Close()
+		return nil, nil, err
+	}
+	return g, func() { g.Close(); cpu.Close() }, nil
+}
+
 // Rank solves a as rank c.Rank() of c's group, holding only its block of
 // rows of a, on one thread. Every rank of the group calls it alike.
 func Rank(c shard.Comm, a *tensor.Dense, r Run) (*solver.Result, error) {
-	cpu := tensorops.NewCPU(1)
-	defer cpu.Close()
-	be := shard.New(cpu, c, a.Shape()[0])
-	lo, hi, _ := be.Rows()
-	g, err := solver.NewShardedMatrixGame(RowsOf(a, lo, hi), be)
+	g, done, err := Place(c, a)
 	if err != nil {
 		return nil, err
 	}
-	defer g.Close()
+	defer done()
 	return solve(g, r)
+}
+
+// Place places rank c.Rank()'s block of rows of a on a one-thread CPU
+// backend, sharded over c's group; done frees the game and the backend.
+// Every rank of the group calls it alike.
+func Place(c shard.Comm, a *tensor.Dense) (g *solver.MatrixGame, done func(), err error) {
+	cpu := tensorops.NewCPU(1)
+	be := shard.New(cpu, c, a.Shape()[0])
+	lo, hi, _ := be.Rows()
+	if g, err = solver.NewShardedMatrixGame(RowsOf(a, lo, hi), be); err != nil {
+		cpu.Close()
+		return nil, nil, err
+	}
+	return g, func() { g.Close(); cpu.Close() }, nil
 }
 
 func solve(g *solver.MatrixGame, r Run) (*solver.Result, error) {
