@@ -31,7 +31,7 @@ SLURM_ARRAY_TASK_MIN of SLURM_ARRAY_TASK_COUNT tasks: an array of
 consecutive indices, e.g. --array=0-7) or from a Kubernetes Indexed Job
 (JOB_COMPLETION_INDEX of GPUMP_SHARDS: Kubernetes does not give the pods
 the job's completions, so set GPUMP_SHARDS to them; without it the batch
-refuses to guess). Under mpirun each rank takes its part of the shard.
+refuses to guess). Under mpirun the ranks deal the shard among themselves.
 `
 
 // batchShard is the share of the batch this process solves: --shard,
