@@ -18,11 +18,10 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/gpump/gpump/games"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/gpump/gpump/datasets"
+	"github.com/gpump/gpump/games"
 	"github.com/gpump/gpump/internal/atomicfile"
 	"github.com/gpump/gpump/internal/progress"
 )

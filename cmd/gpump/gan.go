@@ -370,14 +370,7 @@ func ganConfig(o *ganOptions) (*gan.Config, *gan.Dataset, error) {
 			return nil, nil, fmt.Errorf("--%s must be >= 0, got %d", f.name, f.v)
 		}
 	}
-	// Zero means none: -1 to gan.Config, whose zero means the default.
-	orNone := func(v float64) float64 {
-		if v == 0 {
-			return -1
-		}
-		return v
-	}
-	cfg.GenSteps, cfg.DiscSteps = int(orNone(float64(o.genSteps))), int(orNone(float64(o.discSteps)))
+	cfg.GenSteps, cfg.DiscSteps = orNone(o.genSteps), orNone(o.discSteps)
 	cfg.RespawnAfter, cfg.SplitEvery = o.respawnAfter, o.splitEvery
 	if !(o.splitRatio > 1) {
 		return nil, nil, fmt.Errorf("--split-ratio must be > 1, got %v", o.splitRatio)
@@ -429,6 +422,15 @@ func ganConfig(o *ganOptions) (*gan.Config, *gan.Dataset, error) {
 		}
 	}
 	return cfg, data, nil
+}
+
+// orNone is a flag's 0 ("none") as gan.Config says it, -1: the Config's
+// own zero means its default.
+func orNone[T int | float64](v T) T {
+	if v == 0 {
+		return -1
+	}
+	return v
 }
 
 // ganRecorder keeps each round's certified gap, shows the progress and

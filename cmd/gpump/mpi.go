@@ -357,9 +357,6 @@ func shareBatch(insts []*instance, done map[string]int) (map[string]int, error) 
 	names := make([]string, len(insts))
 	for k, in := range insts {
 		names[k] = in.Name
-		for _, m := range in.Members {
-			names[k] += "\x00" + m.Name
-		}
 	}
 	if err := shard.Agree(w, strings.Join(names, "\n")); err != nil {
 		return nil, joinRanks(fmt.Errorf("the ranks listed different instances (a file system that differs between nodes?): %w", err))
@@ -408,13 +405,23 @@ func (p *rankLines) take() []byte {
 // when none is left. One worker asks at a time.
 func askRank0(insts []*instance, lines *rankLines) func() (*instance, bool) {
 	var mu sync.Mutex
+	listed := byIndex(insts)
 	return func() (*instance, bool) {
 		mu.Lock()
 		defer mu.Unlock()
 		batchWorld.Send(lines.take(), 0, tagAsk)
 		b, _ := batchWorld.Recv(tagDeal)
-		return dealt(insts, b)
+		return dealt(listed, b)
 	}
+}
+
+// byIndex maps each instance's Index to it: what rank 0 deals names.
+func byIndex(insts []*instance) map[int]*instance {
+	m := make(map[int]*instance, len(insts))
+	for _, in := range insts {
+		m[in.Index] = in
+	}
+	return m
 }
 
 // dealRanks is rank 0's dealer: it answers every other rank's asks, until
@@ -460,17 +467,16 @@ func deal(in *instance, ok bool) []byte {
 	return b
 }
 
-// dealt decodes what deal encoded, against this rank's listing.
-func dealt(insts []*instance, b []byte) (*instance, bool) {
+// dealt decodes what deal encoded, against this rank's listing (byIndex).
+func dealt(listed map[int]*instance, b []byte) (*instance, bool) {
 	if len(b) < 8 {
 		return nil, false
 	}
 	k := int(binary.LittleEndian.Uint64(b))
-	i := slices.IndexFunc(insts, func(in *instance) bool { return in.Index == k })
-	if i < 0 {
+	in, ok := listed[k]
+	if !ok {
 		panic(fmt.Sprintf("gpump: rank 0 dealt instance %d, which this rank did not list", k))
 	}
-	in := insts[i]
 	if in.Members == nil {
 		return in, true
 	}

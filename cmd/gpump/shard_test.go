@@ -163,7 +163,7 @@ func TestDeal(t *testing.T) {
 		{&instance{Index: 1, Members: []*instance{mem[0], mem[2]}}, "3 files: a c"},
 		{&instance{Index: 1, Members: mem}, "3 files: a b c"},
 	} {
-		got, ok := dealt(insts, deal(c.in, true))
+		got, ok := dealt(byIndex(insts), deal(c.in, true))
 		s := got.Name
 		if got.Members != nil {
 			s += ":"
@@ -178,7 +178,7 @@ func TestDeal(t *testing.T) {
 	if len(insts[1].Members) != 3 {
 		t.Errorf("dealing a group changed the listing's group: %d members", len(insts[1].Members))
 	}
-	if _, ok := dealt(insts, deal(nil, false)); ok {
+	if _, ok := dealt(byIndex(insts), deal(nil, false)); ok {
 		t.Error("a stop dealt an instance")
 	}
 }
