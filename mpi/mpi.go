@@ -17,6 +17,16 @@ static int gpump_init(int *provided) {
 static int gpump_serialized(int provided) { return provided >= MPI_THREAD_SERIALIZED; }
 static int gpump_rank(int *r) { return MPI_Comm_rank(MPI_COMM_WORLD, r); }
 static int gpump_size(int *s) { return MPI_Comm_size(MPI_COMM_WORLD, s); }
+static int gpump_local(int *r, int *s) {
+	MPI_Comm node;
+	int rc = MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+	if (rc != MPI_SUCCESS) {
+		return rc;
+	}
+	MPI_Comm_rank(node, r);
+	MPI_Comm_size(node, s);
+	return MPI_Comm_free(&node);
+}
 static int gpump_allgatherv(double *send, int n, double *recv, int *counts, int *displs) {
 	return MPI_Allgatherv(send, n, MPI_DOUBLE, recv, counts, displs, MPI_DOUBLE, MPI_COMM_WORLD);
 }
@@ -82,10 +92,14 @@ func Init() (*World, error) {
 			initErr = fmt.Errorf("mpi: the MPI library allows calls from one thread only (MPI_THREAD_SERIALIZED not provided); Go's goroutines move between threads")
 			return
 		}
-		var r, s C.int
+		var r, s, lr, ls C.int
 		C.gpump_rank(&r)
 		C.gpump_size(&s)
-		world = &World{rank: int(r), size: int(s)}
+		if rc := C.gpump_local(&lr, &ls); rc != C.MPI_SUCCESS {
+			initErr = fmt.Errorf("mpi: MPI_Comm_split_type (the ranks of this node) failed (code %d)", int(rc))
+			return
+		}
+		world = &World{rank: int(r), size: int(s), localRank: int(lr), localSize: int(ls)}
 	})
 	return world, initErr
 }
@@ -94,6 +108,9 @@ func Init() (*World, error) {
 // collectives are made by one goroutine at a time.
 type World struct {
 	rank, size int
+	// localRank and localSize place this rank among the ranks of its node
+	// (those that share its memory).
+	localRank, localSize int
 	counts     []C.int
 	displs     []C.int
 }
@@ -103,6 +120,14 @@ func (w *World) Rank() int { return w.rank }
 
 // Size returns the number of ranks.
 func (w *World) Size() int { return w.size }
+
+// LocalRank returns this rank's index among the ranks of its node (those
+// that share its memory: MPI_COMM_TYPE_SHARED), 0 … LocalSize() − 1, in
+// the order of their world ranks: the GPU a rank takes, say.
+func (w *World) LocalRank() int { return w.localRank }
+
+// LocalSize returns the number of ranks on this rank's node.
+func (w *World) LocalSize() int { return w.localSize }
 
 // Allgather sets recv to every rank's send concatenated in rank order
 // (MPI_Allgatherv). counts[r] is rank r's len(send).

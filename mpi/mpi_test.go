@@ -55,6 +55,20 @@ func gathered(d []float64) [][]float64 {
 	return out
 }
 
+// TestLocalRanks: the ranks of one node (the tests run on one machine)
+// number themselves 0 … N−1 apart, each knowing that N ranks share it.
+func TestLocalRanks(t *testing.T) {
+	all := gathered([]float64{float64(world.LocalRank()), float64(world.LocalSize())})
+	seen := make([]bool, world.Size())
+	for r, d := range all {
+		k, size := int(d[0]), int(d[1])
+		if size != world.Size() || k < 0 || k >= size || seen[k] {
+			t.Fatalf("rank %d: local rank %d of %d (local ranks so far %v), want a distinct one of %d", r, k, size, seen, world.Size())
+		}
+		seen[k] = true
+	}
+}
+
 // TestWorld checks the collectives the sharded backend uses.
 func TestWorld(t *testing.T) {
 	rank, size := world.Rank(), world.Size()

@@ -25,6 +25,12 @@ func (w *World) Rank() int { return 0 }
 // Size returns 1.
 func (w *World) Size() int { return 1 }
 
+// LocalRank returns 0.
+func (w *World) LocalRank() int { return 0 }
+
+// LocalSize returns 1.
+func (w *World) LocalSize() int { return 1 }
+
 // Allgather copies send into recv.
 func (w *World) Allgather(send, recv []float64, counts []int) {
 	if len(counts) != 1 || len(send) != counts[0] || len(recv) != len(send) {

@@ -12,37 +12,63 @@ import (
 )
 
 // Backend is a rank's part of a game held over a group of ranks: a local
-// CPU backend holding this rank's block of rows, vectors held whole, and
-// the group's Comm (see the package documentation). It implements
+// backend holding this rank's block of rows and the vectors, held whole,
+// and the group's Comm (see the package documentation). It implements
 // solver.Shard; like every backend it is used by one goroutine at a time.
+//
+// The local backend is the CPU's, whose vectors are the host slices the
+// collectives send, or a device's (a GPU's: each rank its own), whose
+// passes are staged through host buffers: a pass stores this rank's rows
+// of A q and its partial Aᵀp from the device, gathers them from every rank
+// on the host, and loads the whole results back, 8(k + n) bytes out and
+// 8(m + n) in for a block of k rows; every other operation (prox-mappings,
+// statistics, averages) runs on the device with no copy.
 type Backend struct {
-	local *tensorops.CPU
-	comm  Comm
-	m     int
-	lo    int
-	hi    int
+	local tensorops.Backend
+	// host is true when local's vectors are host slices (the CPU backend).
+	host bool
+	comm Comm
+	m    int
+	lo   int
+	hi   int
 	// rows[r] is rank r's number of rows, the counts of the gathers of A q.
 	rows []int
 	// Scratch of the passes: this rank's rows of A q, its partial Aᵀp, the
 	// ranks' partials gathered, and the counts of that gather.
 	aq, part, parts      []float64
 	partCounts, opCounts []int
+	// Host scratch of a device's passes: the whole results before they
+	// are loaded (fp, fq), and p for the sampled rows' draw.
+	hfp, hfq, hp []float64
 	// draw scratch of SampledOperator's rows.
 	prefix []float64
 	draws  []int
+	// first is a device's first failed copy since the last checkBlock,
+	// flag that check's scratch.
+	first error
+	flag  [1]float64
 	// commTime is the time spent in the Comm's collectives.
 	commTime time.Duration
 }
 
 var _ solver.Shard = (*Backend)(nil)
 
+// subber is what a device backend needs besides tensorops.Backend: a view
+// of a vector's part (this rank's rows of p).
+type subber interface {
+	Sub(v tensorops.Vector, lo, hi int) tensorops.Vector
+}
+
 // New returns rank c.Rank()'s backend for a game of m rows, its block
-// (Split) to be held by local. Every rank calls it with the same m.
-func New(local *tensorops.CPU, c Comm, m int) *Backend {
+// (Split) and the vectors to be held by local: the CPU backend
+// (*tensorops.CPU), or a device's that can view part of a vector (a Sub
+// method, as *tensorops.CUDA has). Every rank calls it with the same m.
+func New(local tensorops.Backend, c Comm, m int) *Backend {
 	if local == nil || c == nil {
 		panic("shard: New with a nil backend or Comm")
 	}
-	b := &Backend{local: local, comm: c, m: m, rows: make([]int, c.Size())}
+	_, host := local.(*tensorops.CPU)
+	b := &Backend{local: local, host: host, comm: c, m: m, rows: make([]int, c.Size())}
 	for r := range b.rows {
 		lo, hi := Split(m, c.Size(), r)
 		b.rows[r] = hi - lo
@@ -68,8 +94,18 @@ func (b *Backend) allgather(send, recv []float64, counts []int) {
 // Comm returns the group's Comm.
 func (b *Backend) Comm() Comm { return b.comm }
 
-// Name is "cpu" for each rank's backend: the ranks are counted apart.
+// Name is the local backend's name ("cpu", "cuda"): the ranks are counted
+// apart.
 func (b *Backend) Name() string { return b.local.Name() }
+
+// Kernels names the local backend's kernels (the CPU's "avx512", "avx2" or
+// "generic", or the device's).
+func (b *Backend) Kernels() string {
+	if k, ok := b.local.(interface{ Kernels() string }); ok {
+		return k.Kernels()
+	}
+	return b.local.Name()
+}
 
 // AllMax sets each x[i] to its maximum over the ranks.
 func (b *Backend) AllMax(x []float64) {
@@ -122,6 +158,9 @@ type matrix struct {
 	data          *tensor.Dense // the block, for the sampled rows
 	m, n          int
 	t             bool
+	// rowsOut and colsOut are a device's outputs of the block's passes
+	// (its k rows of A q, its partial Aᵀp), nil on the CPU.
+	rowsOut, colsOut tensorops.Vector
 }
 
 func (a *matrix) Dims() (m, n int) {
@@ -151,11 +190,25 @@ func (b *Backend) NewMatrix(t *tensor.Dense) (tensorops.Matrix, error) {
 	if rows != b.hi-b.lo {
 		return nil, fmt.Errorf("shard: rank %d holds rows [%d, %d) of %d, not a block of %d rows", b.comm.Rank(), b.lo, b.hi, b.m, rows)
 	}
+	if _, ok := b.local.(subber); !b.host && !ok {
+		return nil, fmt.Errorf("shard: the %s backend cannot view part of a vector (no Sub method)", b.local.Name())
+	}
 	blk, err := b.local.NewMatrix(t)
 	if err != nil {
 		return nil, err
 	}
-	return &matrix{block: blk, data: t, m: b.m, n: n}, nil
+	a := &matrix{block: blk, data: t, m: b.m, n: n}
+	if !b.host {
+		a.rowsOut, err = b.local.NewVector(rows)
+		if err == nil {
+			a.colsOut, err = b.local.NewVector(n)
+		}
+		if err != nil {
+			b.Free(a)
+			return nil, fmt.Errorf("shard: the block's outputs: %w", err)
+		}
+	}
+	return a, nil
 }
 
 // SetMatrix replaces the block's entries with src's (this rank's rows).
@@ -192,7 +245,7 @@ func (b *Backend) Free(x ...any) {
 			if a.t {
 				b.local.Free(a.blockT)
 			} else {
-				b.local.Free(a.block)
+				b.local.Free(a.block, a.rowsOut, a.colsOut)
 			}
 			continue
 		}
@@ -213,11 +266,45 @@ func (b *Backend) Prox(dst, center tensorops.Point, g tensorops.Vector, eta floa
 	b.local.Prox(dst, center, g, eta, s)
 }
 func (b *Backend) ProxStats(dst []tensorops.BlockStats, w float64, blocks []tensorops.ProxBlock) error {
+	if err := b.checkBlock(); err != nil {
+		return err
+	}
 	return b.local.ProxStats(dst, w, blocks)
 }
 func (b *Backend) Average(dst []tensorops.GapStats, w float64, blocks []tensorops.AvgBlock) error {
+	if err := b.checkBlock(); err != nil {
+		return err
+	}
 	return b.local.Average(dst, w, blocks)
 }
+
+// checkBlock returns, on every rank alike, the first error of any rank's
+// device copies since the last check: a rank that stopped alone would
+// leave the others waiting in the next collective. One small gather, and
+// only on devices (the CPU's copies cannot fail).
+func (b *Backend) checkBlock() error {
+	if b.host {
+		return nil
+	}
+	err := b.first
+	b.first = nil
+	b.flag[0] = 0
+	if err != nil {
+		b.flag[0] = 1
+		err = fmt.Errorf("its device: %w", err)
+	}
+	for _, f := range b.gatherAll(b.flag[:]) { // timed by allgather
+		if f != 0 { // every rank sees it: say which rank, and why
+			ferr := Fail(b.comm, err)
+			if err != nil { // Fail's own text on the other ranks
+				return fmt.Errorf("shard: rank %d failed: %w", b.comm.Rank(), err)
+			}
+			return ferr
+		}
+	}
+	return nil
+}
+
 func (b *Backend) RegretMatch(x, r, u tensorops.Vector, sign, tiny float64, predictive bool) {
 	b.local.RegretMatch(x, r, u, sign, tiny, predictive)
 }
@@ -237,6 +324,53 @@ func (b *Backend) orient(am tensorops.Matrix) (*matrix, bool) {
 	return a, a.t
 }
 
+// rowsOf returns this rank's rows of p, a whole vector of the game's m.
+func (b *Backend) rowsOf(p tensorops.Vector) tensorops.Vector {
+	if b.host {
+		return vec(p, b.m)[b.lo:b.hi]
+	}
+	return b.local.(subber).Sub(p, b.lo, b.hi)
+}
+
+// output returns where the local pass writes: the host scratch x itself on
+// the CPU, a device's output vector dev otherwise (fetched into x).
+func (b *Backend) output(dev tensorops.Vector, x []float64) tensorops.Vector {
+	if b.host {
+		return tensorops.CPUVector(x)
+	}
+	return dev
+}
+
+// fetch copies a device's output v into the host scratch x (nothing on
+// the CPU, where v is x).
+func (b *Backend) fetch(x []float64, v tensorops.Vector) {
+	if !b.host {
+		if err := b.local.Store(x, v); err != nil && b.first == nil {
+			b.first = err
+		}
+	}
+}
+
+// result returns the host slice a whole result of length n is assembled
+// in: dst's own elements on the CPU, the scratch *x on a device (then
+// deliver loads it into dst).
+func (b *Backend) result(dst tensorops.Vector, n int, x *[]float64) []float64 {
+	if b.host {
+		return vec(dst, n)
+	}
+	*x = grow(*x, n)
+	return *x
+}
+
+// deliver loads the assembled result x into dst on a device.
+func (b *Backend) deliver(dst tensorops.Vector, x []float64) {
+	if !b.host {
+		if err := b.local.Load(dst, x); err != nil && b.first == nil {
+			b.first = err
+		}
+	}
+}
+
 // Operator sets fp = −A q and fq = Aᵀp: one local pass over the block
 // into [this rank's rows of −A q, its partial Aᵀp], one gather of those
 // from every rank (one synchronization per pass: each is a point where a
@@ -247,10 +381,12 @@ func (b *Backend) Operator(fp, fq tensorops.Vector, am tensorops.Matrix, p, q te
 	if a.t {
 		panic("shard: Operator on a transpose")
 	}
-	fpv, fqv, pv, qv := vec(fp, a.m), vec(fq, a.n), vec(p, a.m), vec(q, a.n)
 	k, size := b.hi-b.lo, b.comm.Size()
 	b.aq = grow(b.aq, k+a.n)
-	b.local.Operator(tensorops.CPUVector(b.aq[:k]), tensorops.CPUVector(b.aq[k:]), a.block, tensorops.CPUVector(pv[b.lo:b.hi]), qv)
+	rows, cols := b.output(a.rowsOut, b.aq[:k]), b.output(a.colsOut, b.aq[k:])
+	b.local.Operator(rows, cols, a.block, b.rowsOf(p), q)
+	b.fetch(b.aq[:k], rows)
+	b.fetch(b.aq[k:], cols)
 	if cap(b.opCounts) < size {
 		b.opCounts = make([]int, size)
 	}
@@ -260,6 +396,7 @@ func (b *Backend) Operator(fp, fq tensorops.Vector, am tensorops.Matrix, p, q te
 	}
 	b.parts = grow(b.parts, a.m+size*a.n)
 	b.allgather(b.aq, b.parts, counts)
+	fpv, fqv := b.result(fp, a.m, &b.hfp), b.result(fq, a.n, &b.hfq)
 	off, lo := 0, 0
 	for r, rows := range b.rows {
 		copy(fpv[lo:lo+rows], b.parts[off:off+rows])
@@ -275,6 +412,8 @@ func (b *Backend) Operator(fp, fq tensorops.Vector, am tensorops.Matrix, p, q te
 		}
 		off += a.n
 	}
+	b.deliver(fp, fpv)
+	b.deliver(fq, fqv)
 }
 
 // MulVec sets dst = A q (or Aᵀq for a transpose).
@@ -297,25 +436,32 @@ func (b *Backend) product(dst tensorops.Vector, am tensorops.Matrix, x tensorops
 }
 
 func (b *Backend) mul(dst tensorops.Vector, a *matrix, q tensorops.Vector) {
-	dv, qv := vec(dst, a.m), vec(q, a.n)
 	b.aq = grow(b.aq, b.hi-b.lo)
-	b.local.MulVec(tensorops.CPUVector(b.aq), a.block, qv)
+	rows := b.output(a.rowsOut, b.aq)
+	b.local.MulVec(rows, a.block, q)
+	b.fetch(b.aq, rows)
+	dv := b.result(dst, a.m, &b.hfp)
 	b.allgather(b.aq, dv, b.rows)
+	b.deliver(dst, dv)
 }
 
 func (b *Backend) mulT(dst tensorops.Vector, a *matrix, p tensorops.Vector) {
-	dv, pv := vec(dst, a.n), vec(p, a.m)
 	b.part = grow(b.part, a.n)
-	b.local.MulTVec(tensorops.CPUVector(b.part), a.block, tensorops.CPUVector(pv[b.lo:b.hi]))
+	cols := b.output(a.colsOut, b.part)
+	b.local.MulTVec(cols, a.block, b.rowsOf(p))
+	b.fetch(b.part, cols)
+	dv := b.result(dst, a.n, &b.hfq)
 	b.sumParts(dv, b.gatherAll(b.part))
+	b.deliver(dst, dv)
 }
 
 // SampledOperator draws exactly the indices a single process draws (the
 // draws read the whole p and q, which every rank holds). The sampled
 // columns' rows of −(1/b) Σ A e_j are this rank's block's own (the local
-// backend forms them, bit for bit as one process would) and are gathered;
-// the sampled rows are summed by the ranks that hold them, the partials
-// added in rank order, then divided by b.
+// backend forms them, bit for bit as one process would on it) and are
+// gathered; the sampled rows are drawn on the host by the CPU's rule,
+// summed by the ranks that hold them, the partials added in rank order,
+// then divided by b.
 func (b *Backend) SampledOperator(fp, fq tensorops.Vector, am, at tensorops.Matrix, p, q tensorops.Vector, d tensorops.Draw) {
 	a := b.mat(am)
 	if a.t {
@@ -325,15 +471,27 @@ func (b *Backend) SampledOperator(fp, fq tensorops.Vector, am, at tensorops.Matr
 	if at != nil {
 		blockT = b.mat(at).blockT
 	}
-	fpv, fqv, pv, qv := vec(fp, a.m), vec(fq, a.n), vec(p, a.m), vec(q, a.n)
 	if d.Batch < 1 {
 		panic(fmt.Sprintf("shard: SampledOperator: batch %d", d.Batch))
 	}
-	b.aq, b.part = grow(b.aq, b.hi-b.lo), grow(b.part, a.n)
+	k := b.hi - b.lo
+	b.aq, b.part = grow(b.aq, k), grow(b.part, a.n)
 	// The local draw of rows from this rank's part of p is not the game's:
 	// its row sum (b.part) is replaced below.
-	b.local.SampledOperator(tensorops.CPUVector(b.aq), tensorops.CPUVector(b.part), a.block, blockT, tensorops.CPUVector(pv[b.lo:b.hi]), qv, d)
+	rows, cols := b.output(a.rowsOut, b.aq), b.output(a.colsOut, b.part)
+	b.local.SampledOperator(rows, cols, a.block, blockT, b.rowsOf(p), q, d)
+	b.fetch(b.aq, rows)
+	fpv := b.result(fp, a.m, &b.hfp)
 	b.allgather(b.aq, fpv, b.rows)
+	b.deliver(fp, fpv)
+	var pv []float64
+	if b.host {
+		pv = vec(p, a.m)
+	} else {
+		b.hp = grow(b.hp, a.m)
+		b.fetch(b.hp, p)
+		pv = b.hp
+	}
 	ok := b.drawRows(pv, d)
 	clear(b.part)
 	if ok {
@@ -343,6 +501,7 @@ func (b *Backend) SampledOperator(fp, fq tensorops.Vector, am, at tensorops.Matr
 			sumRows(b.part, a.data.Float32s(), a.n, b.lo, b.hi, b.draws)
 		}
 	}
+	fqv := b.result(fq, a.n, &b.hfq)
 	b.sumParts(fqv, b.gatherAll(b.part))
 	div := float64(d.Batch)
 	if !ok {
@@ -351,6 +510,7 @@ func (b *Backend) SampledOperator(fp, fq tensorops.Vector, am, at tensorops.Matr
 	for j := range fqv {
 		fqv[j] /= div
 	}
+	b.deliver(fq, fqv)
 }
 
 // drawRows draws the b row indices of d from the weights p by the rule of

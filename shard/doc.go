@@ -3,11 +3,12 @@
 // than one machine's memory is solved with the same driver loop, the same
 // methods and the same certificates as on one.
 //
-// Backend wraps a local CPU backend that holds only this rank's rows, and a
-// Comm (the ranks' collectives: package mpi implements it over MPI,
-// NewGroup in process for tests). It implements solver.Shard:
-// NewShardedMatrixGame places a game on it, and Solve runs unchanged on
-// every rank.
+// Backend wraps a local backend that holds only this rank's rows (the
+// CPU's, or a GPU's: each rank its own device, the passes' results staged
+// through host buffers for the collectives), and a Comm (the ranks'
+// collectives: package mpi implements it over MPI, NewGroup in process for
+// tests). It implements solver.Shard: NewShardedMatrixGame places a game
+// on it, and Solve runs unchanged on every rank.
 //
 // # Design
 //
@@ -39,6 +40,6 @@
 // and the iteration counts equal or close.
 //
 // The redundant vector work assumes the ranks compute alike: the same
-// binary, CPU kernels (GPUMP_KERNELS) and threads per rank. Check verifies
-// that before any work.
+// binary, kernels (GPUMP_KERNELS, or the same device kind) and threads per
+// rank. Agree verifies that before any work.
 package shard

@@ -40,6 +40,11 @@ type Options struct {
 	// all cores, as tensorops.NewCPU; under mpirun give each rank its
 	// share).
 	Threads int
+	// Device, when set, is the backend that holds this rank's block and
+	// its vectors (a GPU's, each rank its own device: see New), closed by
+	// the caller after the Game; Threads then does not apply. Nil: a CPU
+	// backend of Threads threads.
+	Device tensorops.Backend
 }
 
 // Game is this rank's part of a game held over the ranks of a Comm.
@@ -49,13 +54,14 @@ type Game struct {
 	Game *solver.MatrixGame
 	// Backend is this rank's backend.
 	Backend *Backend
-	cpu     *tensorops.CPU
+	// close closes the CPU backend Open made (not Options.Device).
+	close func() error
 }
 
-// Close frees the game and its backend.
+// Close frees the game and the CPU backend Open made.
 func (g *Game) Close() error {
 	g.Game.Close()
-	return g.cpu.Close()
+	return g.close()
 }
 
 // Open reads or generates this rank's block of rows of src's matrix and
@@ -72,24 +78,33 @@ func Open(c Comm, src Source, opt *Options) (*Game, error) {
 	if (src.Path == "") == (src.Gen == nil) {
 		return nil, errors.New("shard: a source is a path or a generator, one of them")
 	}
-	cpu := tensorops.NewCPU(opt.Threads)
-	setup := fmt.Sprintf("source %s, dtype %v, kernels %s, %d threads per rank", src, src.DType, cpu.Kernels(), cpu.Threads())
+	var cpu *tensorops.CPU
+	local, closeLocal := opt.Device, func() error { return nil }
+	if local == nil {
+		cpu = tensorops.NewCPU(opt.Threads)
+		local, closeLocal = cpu, cpu.Close
+	}
+	be := New(local, c, 0)
+	setup := fmt.Sprintf("source %s, dtype %v, on %s (kernels %s)", src, src.DType, be.Name(), be.Kernels())
+	if cpu != nil {
+		setup += fmt.Sprintf(", %d threads per rank", cpu.Threads())
+	}
 	if err := Agree(c, setup); err != nil {
-		cpu.Close()
+		closeLocal()
 		return nil, err
 	}
 	block, m, err := readBlock(c, src)
 	if err = Fail(c, err); err != nil {
-		cpu.Close()
+		closeLocal()
 		return nil, err
 	}
-	be := New(cpu, c, m)
+	be = New(local, c, m)
 	g, err := solver.NewShardedMatrixGame(block, be)
 	if err = Fail(c, err); err != nil {
-		cpu.Close()
+		closeLocal()
 		return nil, err
 	}
-	return &Game{Game: g, Backend: be, cpu: cpu}, nil
+	return &Game{Game: g, Backend: be, close: closeLocal}, nil
 }
 
 // readBlock reads or generates rank c.Rank()'s rows of src's matrix.

@@ -91,6 +91,17 @@ func (c *CPU) GameVector(v Vector, n, k int) Vector {
 	return CPUVector(s[k*n : (k+1)*n : (k+1)*n])
 }
 
+// Sub returns v's elements [lo, hi) as a Vector usable with every
+// operation (a sharded game's rank holds p whole and multiplies its rows'
+// part). No copy.
+func (c *CPU) Sub(v Vector, lo, hi int) Vector {
+	s := vec(v)
+	if lo < 0 || hi < lo || hi > len(s) {
+		panic(fmt.Sprintf("tensorops: Sub: elements [%d, %d) of a vector of %d", lo, hi, len(s)))
+	}
+	return CPUVector(s[lo:hi:hi])
+}
+
 // NewSelection returns an empty selection over b games.
 func (c *CPU) NewSelection(b int) (Selection, error) {
 	if b < 1 {

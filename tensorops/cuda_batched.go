@@ -138,11 +138,28 @@ func (c *CUDA) GameVector(v Vector, n, k int) Vector {
 	if n < 0 || k < 0 || (k+1)*n > cv.n {
 		panic(fmt.Sprintf("tensorops: GameVector: elements [%d·%d, %d·%d) of a vector of %d", k, n, k+1, n, cv.n))
 	}
+	return c.view(cv, k*n, n)
+}
+
+// Sub returns v's elements [lo, hi) as a Vector usable with every
+// operation (a sharded game's rank holds p whole and multiplies its rows'
+// part). No copy; the views are made once per (lo, hi) and kept.
+func (c *CUDA) Sub(v Vector, lo, hi int) Vector {
+	cv := c.vec(v)
+	if lo < 0 || hi < lo || hi > cv.n {
+		panic(fmt.Sprintf("tensorops: Sub: elements [%d, %d) of a vector of %d", lo, hi, cv.n))
+	}
+	return c.view(cv, lo, hi-lo)
+}
+
+// view returns the n elements of cv from its element k, a view of cv's
+// root made once per (offset, n).
+func (c *CUDA) view(cv *cudaVector, k, n int) *cudaVector {
 	root := cv
 	if cv.root != nil {
 		root = cv.root
 	}
-	off := int(cv.ptr-root.ptr)/8 + k*n
+	off := int(cv.ptr-root.ptr)/8 + k
 	key := [2]int{off, n}
 	if w := root.views[key]; w != nil {
 		return w

@@ -599,3 +599,7 @@ func BenchmarkCUDA(b *testing.B) {
 		}
 	}
 }
+
+func TestCUDASub(t *testing.T) {
+	testSub(t, newTestCUDA(t))
+}

@@ -23,6 +23,12 @@ var openers = map[string]opener{
 	},
 }
 
+// localDevice names the device of a process that is local rank k of the
+// ranks on its node (mpirun): "cuda" in a build without CUDA, where
+// opening it says why it cannot; device_cuda.go spreads the ranks over
+// the node's GPUs.
+var localDevice = func(k int) string { return "cuda" }
+
 // openDevice opens the backend of --device.
 func openDevice(name string, threads int) (tensorops.Backend, func() error, error) {
 	if o, ok := openers[name]; ok {

@@ -21,6 +21,13 @@ func init() {
 			openers[fmt.Sprintf("cuda:%d", d.Ordinal)] = openCUDA(d.Ordinal)
 		}
 	}
+	localDevice = func(k int) string {
+		ds, err := tensorops.CUDADevices()
+		if err != nil || len(ds) == 0 {
+			return "cuda"
+		}
+		return fmt.Sprintf("cuda:%d", ds[k%len(ds)].Ordinal)
+	}
 	listers = append(listers, listCUDA)
 	peakers["cuda"] = func(_ context.Context, _ *benchOptions, b tensorops.Backend, _ int64) (float64, string, error) {
 		c, ok := b.(*tensorops.CUDA)

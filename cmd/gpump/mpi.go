@@ -22,6 +22,7 @@ import (
 	"github.com/gpump/gpump/mpi"
 	"github.com/gpump/gpump/shard"
 	"github.com/gpump/gpump/solver"
+	"github.com/gpump/gpump/tensorops"
 )
 
 // The command line over MPI ranks (docs/mpi.md). Built with the tag mpi
@@ -143,13 +144,52 @@ func localThreads() int {
 	return max(1, runtime.GOMAXPROCS(0)/local)
 }
 
+// openedDevice is a device a rank opened to hold its block.
+type openedDevice struct {
+	be    tensorops.Backend
+	close func() error
+}
+
+func (d *openedDevice) backend() tensorops.Backend {
+	if d == nil {
+		return nil
+	}
+	return d.be
+}
+
+// rankDevice opens the device that holds this rank's block: none for cpu
+// (the CPU backend holds it); for cuda, the device of the rank's place
+// among the ranks of its node (its local rank, modulo the node's devices),
+// so that the ranks of a node spread over its GPUs; cuda:N pins every rank
+// to device N. It returns the device's name as opened, and an error on
+// every rank if any rank failed.
+func rankDevice(w *mpi.World, name string, threads int) (*openedDevice, string, error) {
+	if name == "cpu" {
+		return nil, "cpu", shard.Fail(w, nil)
+	}
+	if name == "cuda" {
+		name = localDevice(w.LocalRank())
+	}
+	be, closeDev, err := openDevice(name, threads)
+	if err != nil {
+		err = fmt.Errorf("--device %s: %w", name, err)
+	}
+	if err = shard.Fail(w, err); err != nil {
+		if be != nil {
+			closeDev()
+		}
+		return nil, "", err
+	}
+	return &openedDevice{be: be, close: closeDev}, name, nil
+}
+
 // checkDistributedSolve refuses what a solve over ranks cannot do.
 func checkDistributedSolve(o *solveOptions, j *job) error {
 	switch {
 	case o.problem != "":
 		return errors.New("--problem solves on one process: run it without mpirun")
-	case j.device != "cpu":
-		return fmt.Errorf("a solve over MPI ranks runs on each rank's CPUs: --device %s is not supported there", j.device)
+	case j.device != "cpu" && j.device != "cuda" && !strings.HasPrefix(j.device, "cuda:"):
+		return fmt.Errorf("a solve over MPI ranks holds each rank's block on its CPU or a CUDA device: --device %s is not supported there", j.device)
 	}
 	if j.path != "" {
 		if f, err := inputFormat(j.path, j.read.Format); err != nil || f != "npy" {
@@ -204,14 +244,21 @@ func mpiSolve(c *cli.Context, o *solveOptions, w *mpi.World, log *slog.Logger, s
 			rounding = 0
 		}
 	}
-	sg, err := shard.Open(w, src, &shard.Options{Threads: threads})
+	dev, device, err := rankDevice(w, j.device, threads)
+	if err != nil {
+		return quietRanks(w, err)
+	}
+	if dev != nil {
+		defer dev.close()
+	}
+	sg, err := shard.Open(w, src, &shard.Options{Threads: threads, Device: dev.backend()})
 	if err != nil {
 		return quietRanks(w, err)
 	}
 	defer sg.Close()
 	game := sg.Game
 	m, n := game.Dims()
-	log.Info("loaded matrix", "source", src.String(), "m", m, "n", n, "ranks", w.Size(), "threads per rank", threads)
+	log.Info("loaded matrix", "source", src.String(), "m", m, "n", n, "ranks", w.Size(), "threads per rank", threads, "block on", device)
 
 	s := j.s
 	if rank0 {
@@ -235,7 +282,7 @@ func mpiSolve(c *cli.Context, o *solveOptions, w *mpi.World, log *slog.Logger, s
 		sgm.Game = game
 		problem = &sgm
 	}
-	log.Info("solving", "algorithm", j.method.Name(), "ranks", w.Size(), "threads per rank", threads, "target_relative_gap", s.RelGap)
+	log.Info("solving", "algorithm", j.method.Name(), "ranks", w.Size(), "device", sg.Backend.Name(), "threads per rank", threads, "target_relative_gap", s.RelGap)
 	s.Clock = shard.Clock(w, c.Context)
 	res, err := solver.Solve(context.WithoutCancel(c.Context), problem, &s, j.method)
 	if err = shard.Fail(w, err); err != nil {
@@ -257,7 +304,7 @@ func mpiSolve(c *cli.Context, o *solveOptions, w *mpi.World, log *slog.Logger, s
 			out.Format = "npy"
 		}
 		out.Precision, out.MaxAbsEntry, out.RoundingBound = precisionName(game.Payoff().Dtype()), game.MaxAbs(), rounding*game.MaxAbs()
-		out.Device, out.Threads, out.Kernels = "cpu", threads, kernelsOf(sg.Backend)
+		out.Device, out.Threads, out.Kernels = sg.Backend.Name(), threads, kernelsOf(sg.Backend)
 		out.Ranks, out.CommSeconds = w.Size(), sg.Backend.CommTime().Seconds()
 		out.SetMethod(j.method, j.sampled)
 		werr = outs.finish(c, log, out.Source, out, outs.writeStrategies(out, res, log))

@@ -81,7 +81,7 @@ func Whole(tb testing.TB, a *tensor.Dense, r Run) *solver.Result {
 		tb.Fatal(err)
 	}
 	defer done()
-	res, err := solve(g, r)
+	res, err := Solve(g, r)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -110,15 +110,30 @@ func Rank(c shard.Comm, a *tensor.Dense, r Run) (*solver.Result, error) {
 		return nil, err
 	}
 	defer done()
-	return solve(g, r)
+	return Solve(g, r)
 }
 
 // Place places rank c.Rank()'s block of rows of a on a one-thread CPU
 // backend, sharded over c's group; done frees the game and the backend.
 // Every rank of the group calls it alike.
 func Place(c shard.Comm, a *tensor.Dense) (g *solver.MatrixGame, done func(), err error) {
+	return place(c, a, nil)
+}
+
+// PlaceOn is Place with the block and the vectors held by dev (a device's
+// backend: the passes staged through host buffers). The caller closes dev
+// after done.
+func PlaceOn(c shard.Comm, a *tensor.Dense, dev tensorops.Backend) (g *solver.MatrixGame, done func(), err error) {
+	return place(c, a, dev)
+}
+
+func place(c shard.Comm, a *tensor.Dense, dev tensorops.Backend) (g *solver.MatrixGame, done func(), err error) {
 	cpu := tensorops.NewCPU(1)
-	be := shard.New(cpu, c, a.Shape()[0])
+	local := tensorops.Backend(cpu)
+	if dev != nil {
+		local = dev
+	}
+	be := shard.New(local, c, a.Shape()[0])
 	lo, hi, _ := be.Rows()
 	if g, err = solver.NewShardedMatrixGame(RowsOf(a, lo, hi), be); err != nil {
 		cpu.Close()
@@ -127,7 +142,8 @@ func Place(c shard.Comm, a *tensor.Dense) (g *solver.MatrixGame, done func(), er
 	return g, func() { g.Close(); cpu.Close() }, nil
 }
 
-func solve(g *solver.MatrixGame, r Run) (*solver.Result, error) {
+// Solve solves g by r's method and settings.
+func Solve(g *solver.MatrixGame, r Run) (*solver.Result, error) {
 	m, err := solver.NewMethod(r.Method)
 	if err != nil {
 		return nil, err
