@@ -111,8 +111,8 @@ type World struct {
 	// localRank and localSize place this rank among the ranks of its node
 	// (those that share its memory).
 	localRank, localSize int
-	counts     []C.int
-	displs     []C.int
+	counts               []C.int
+	displs               []C.int
 }
 
 // Rank returns this process's rank.
