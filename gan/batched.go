@@ -1,6 +1,9 @@
 package gan
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // batched computes the particles' gradients (the operator of the
 // particles' problem) as batched float32 layers through a Layers: the
@@ -256,6 +259,18 @@ func (o *batched) genGrads(grads, gens, discs, z [][]float64, c []float64) {
 
 // batchedSteps is steps by the batched operator: the same draws, in the
 // same order, and the same losses.
+// err returns the first error of the layers' device work since the last
+// call (Layers that report errors have an Err method, as
+// tensorops.CUDALayers does; the CPU's cannot fail).
+func (o *batched) err() error {
+	if e, ok := o.ops.(interface{ Err() error }); ok {
+		if err := e.Err(); err != nil {
+			return fmt.Errorf("gan: the batched layers: %w", err)
+		}
+	}
+	return nil
+}
+
 func (t *trainer) batchedSteps(scale float64) error {
 	c := &t.cfg
 	k, b := c.Generators, c.Batch
@@ -267,6 +282,9 @@ func (t *trainer) batchedSteps(scale float64) error {
 			t.wk[i] = keep*t.mix.P[i] + (1-keep)/float64(k)
 		}
 		t.op.discGrads(t.dgrad, t.mix.Discriminators, t.mix.Generators, t.real, t.z, t.wk)
+		if err := t.op.err(); err != nil {
+			return err
+		}
 		t.discSteps(scale)
 	}
 	for range max(c.GenSteps, 0) {
@@ -277,6 +295,9 @@ func (t *trainer) batchedSteps(scale float64) error {
 			t.cj[i] = q / float64(b)
 		}
 		t.op.genGrads(t.ggrad, t.mix.Generators, t.mix.Discriminators, t.zk, t.cj)
+		if err := t.op.err(); err != nil {
+			return err
+		}
 		t.genSteps(scale)
 	}
 	return nil

@@ -1,117 +1,31 @@
 package gan
 
 import (
-	"fmt"
-	"math"
+	"context"
+	"errors"
 	"math/rand/v2"
 	"testing"
 )
-
-// denseRef is the float64 reference of one network's layer of the Layers
-// contract: y = x·w + b for rows of x.
-func denseRef(rows, in, out int, x, w, b []float32) []float64 {
-	y := make([]float64, rows*out)
-	for r := range rows {
-		for s := range out {
-			v := float64(b[s])
-			for p := range in {
-				v += float64(x[r*in+p]) * float64(w[p*out+s])
-			}
-			y[r*out+s] = v
-		}
-	}
-	return y
-}
-
-func rand32(n int, rng *rand.Rand) []float32 {
-	v := make([]float32, n)
-	for i := range v {
-		v[i] = float32(rng.NormFloat64())
-	}
-	return v
-}
 
 // TestCPULayers: each method of the CPU's Layers, for shapes below, at and
 // above the kernels' tiles and with shared and separate inputs, agrees
 // with the float64 products of its contract within float32 rounding
 // (relative to the sum of the magnitudes of each entry's terms).
 func TestCPULayers(t *testing.T) {
-	ops := NewCPULayers()
-	for _, sz := range []struct{ n, rows, in, out int }{{1, 1, 1, 1}, {3, 5, 2, 7}, {2, 64, 32, 32}, {12, 64, 2, 32}, {4, 13, 32, 1}, {2, 832, 32, 2}, {3, 33, 17, 19}} {
-		for _, shared := range []bool{false, true} {
-			t.Run(fmt.Sprintf("%+v/shared=%v", sz, shared), func(t *testing.T) {
-				rng := rand.New(rand.NewPCG(uint64(sz.n*1000+sz.rows), uint64(sz.in*100+sz.out)))
-				n, rows, in, out := sz.n, sz.rows, sz.in, sz.out
-				xs := rows * in
-				if shared {
-					xs = 0
-				}
-				x := rand32((n-1)*xs+rows*in, rng)
-				w, b := rand32(n*in*out, rng), rand32(n*out, rng)
-				dy := rand32(n*rows*out, rng)
-				y, dx := make([]float32, n*rows*out), make([]float32, n*rows*in)
-				dw, db := make([]float32, n*in*out), make([]float32, n*out)
-				ops.Forward(n, rows, in, out, x, xs, w, b, false, y)
-				yt := make([]float32, n*rows*out)
-				ops.Forward(n, rows, in, out, x, xs, w, b, true, yt)
-				ops.Backward(n, rows, in, out, dy, w, dx)
-				ops.Grad(n, rows, in, out, x, xs, dy, dw, db)
-				abs := func(v []float32) []float32 {
-					a := make([]float32, len(v))
-					for i, u := range v {
-						a[i] = float32(math.Abs(float64(u)))
-					}
-					return a
-				}
-				near := func(what string, got float32, want, scale float64) {
-					t.Helper()
-					if d := math.Abs(float64(got) - want); d > 1e-6*(scale+1) {
-						t.Fatalf("%s: %g, want %g (scale %g)", what, got, want, scale)
-					}
-				}
-				for i := range n {
-					xi := x[i*xs:]
-					wi, bi := w[i*in*out:(i+1)*in*out], b[i*out:(i+1)*out]
-					want := denseRef(rows, in, out, xi, wi, bi)
-					scale := denseRef(rows, in, out, abs(xi), abs(wi), abs(bi))
-					for q := range want {
-						near(fmt.Sprintf("Forward %d[%d]", i, q), y[i*rows*out+q], want[q], scale[q])
-						near(fmt.Sprintf("Forward tanh %d[%d]", i, q), yt[i*rows*out+q], math.Tanh(want[q]), scale[q])
-					}
-					// dx = dy·wᵀ: the product with the transposed weights.
-					dyi := dy[i*rows*out : (i+1)*rows*out]
-					for r := range rows {
-						for p := range in {
-							v, s := 0.0, 0.0
-							for q := range out {
-								v += float64(dyi[r*out+q]) * float64(wi[p*out+q])
-								s += math.Abs(float64(dyi[r*out+q]) * float64(wi[p*out+q]))
-							}
-							near(fmt.Sprintf("Backward %d[%d,%d]", i, r, p), dx[i*rows*in+r*in+p], v, s)
-						}
-					}
-					for p := range in {
-						for q := range out {
-							v, s := 0.0, 0.0
-							for r := range rows {
-								v += float64(xi[r*in+p]) * float64(dyi[r*out+q])
-								s += math.Abs(float64(xi[r*in+p]) * float64(dyi[r*out+q]))
-							}
-							near(fmt.Sprintf("Grad w %d[%d,%d]", i, p, q), dw[i*in*out+p*out+q], v, s)
-						}
-					}
-					for q := range out {
-						v, s := 0.0, 0.0
-						for r := range rows {
-							v += float64(dyi[r*out+q])
-							s += math.Abs(float64(dyi[r*out+q]))
-						}
-						near(fmt.Sprintf("Grad b %d[%d]", i, q), db[i*out+q], v, s)
-					}
-				}
-			})
+	checkLayers(t, NewCPULayers())
+}
+
+// checkLayers fails t for every check of CheckLayers over LayerTolerance.
+func checkLayers(t *testing.T, ops Layers) {
+	t.Helper()
+	worst := 0.0
+	for _, c := range CheckLayers(ops, 1) {
+		worst = max(worst, c.MaxErr)
+		if !(c.MaxErr <= LayerTolerance) {
+			t.Errorf("%s on %s: error %.3g over %.0e", c.Op, c.Shape, c.MaxErr, LayerTolerance)
 		}
 	}
+	t.Logf("largest error %.3g", worst)
 }
 
 // countingLayers counts the calls of a Layers.
@@ -220,4 +134,35 @@ func randn(n int, rng *rand.Rand) []float64 {
 		v[i] = rng.NormFloat64()
 	}
 	return v
+}
+
+// lostLayers are Layers whose device is lost after a few steps: their Err
+// reports it from its fourth call on.
+type lostLayers struct {
+	Layers
+	checks int
+}
+
+var errLost = errors.New("device lost")
+
+func (l *lostLayers) Err() error {
+	if l.checks++; l.checks > 3 {
+		return errLost
+	}
+	return nil
+}
+
+// TestLayersError: an error of the layers' device work stops the training
+// with it, before a step is taken on the gradients it spoiled.
+func TestLayersError(t *testing.T) {
+	ops := &lostLayers{Layers: NewCPULayers()}
+	cfg := &Config{Generators: 3, Discriminators: 2, Rounds: 20, Batch: 16, Hidden: 8, Seed: 1, Threads: 1, Layers: ops}
+	_, err := Train(context.Background(), Ring8(), cfg)
+	if !errors.Is(err, errLost) {
+		t.Fatalf("Train returned %v, want the layers' error", err)
+	}
+	if ops.checks != 4 {
+		t.Errorf("the layers were checked %d times, want 4 (stopped at the first error)", ops.checks)
+	}
+	t.Log(err)
 }

@@ -158,7 +158,10 @@ type Config struct {
 	Payoff func(payoff.Shape) (PayoffEvaluator, error)
 	// Layers runs the batched operator, the forward and backward passes
 	// of every particle's network that make the gradient steps (default
-	// NewCPULayers, the float32 kernels of the payoff matrix). Graphs
+	// NewCPULayers, the float32 kernels of the payoff matrix; in a build
+	// with the tag cuda, a tensorops.CUDA backend's NewLayers runs them
+	// on its device). A Layers with an Err method (a device's) is checked
+	// after each side's gradients, and its error ends the training. Graphs
 	// computes the gradients with gorgonia's graphs instead, in float64:
 	// the reference the batched operator is tested against, several
 	// times slower (docs/gan-operator.md); it ignores Layers.

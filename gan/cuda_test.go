@@ -18,9 +18,10 @@ import (
 )
 
 // TestCUDATrain: a training run whose games and payoff matrices live on
-// the device (the gradient steps stay on the CPU) weights its particles
-// as the CPU's run does, within float32 rounding amplified by 8 rounds of
-// training: the same draws, the same games up to the payoff's rounding.
+// the device, and then one whose gradients are the device's too
+// (CUDALayers), weight and place their particles as the CPU's run does,
+// within float32 rounding amplified by 8 rounds of training: the same
+// draws, the same games up to the payoff's rounding.
 func TestCUDATrain(t *testing.T) {
 	be, err := tensorops.NewCUDA(0)
 	if err != nil {
@@ -41,6 +42,26 @@ func TestCUDATrain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	near(t, "the games on the device", dev, cpu)
+	// And the gradient steps too: every layer of every network by the
+	// device's batched layers.
+	layers := be.NewLayers()
+	defer layers.Free()
+	dc = cfg()
+	dc.Backend = be
+	dc.Payoff = func(s payoff.Shape) (gan.PayoffEvaluator, error) { return payoff.NewCUDA(be, s) }
+	dc.Layers = layers
+	all, err := gan.Train(context.Background(), gan.Ring8U(), dc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	near(t, "the games and the gradients on the device", all, cpu)
+}
+
+// near checks that a device's run weights its particles and places its
+// generators as the CPU's run does within 1e-4.
+func near(t *testing.T, what string, dev, cpu *gan.Mixture) {
+	t.Helper()
 	worst := 0.0
 	for i, p := range cpu.P {
 		worst = max(worst, math.Abs(p-dev.P[i]))
@@ -50,8 +71,8 @@ func TestCUDATrain(t *testing.T) {
 			worst = max(worst, math.Abs(v-dev.Generators[k][i]))
 		}
 	}
-	t.Logf("the device's run within %.3g of the CPU's", worst)
+	t.Logf("%s: within %.3g of the CPU's run", what, worst)
 	if worst > 1e-4 {
-		t.Errorf("the device's run %.3g from the CPU's (weights %v against %v)", worst, dev.P, cpu.P)
+		t.Errorf("%s: %.3g from the CPU's run (weights %v against %v)", what, worst, dev.P, cpu.P)
 	}
 }

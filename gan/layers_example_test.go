@@ -18,3 +18,17 @@ func ExampleNewCPULayers() {
 	fmt.Println(y[:4], y[4:])
 	// Output: [1 0 2 -1] [0.5 3 1 6]
 }
+
+// An implementation of Layers (here the CPU's; a device's alike) checked
+// against float64 products on the shapes gpump selftest uses.
+func ExampleCheckLayers() {
+	checks := gan.CheckLayers(gan.NewCPULayers(), 1)
+	bad := 0
+	for _, c := range checks {
+		if c.MaxErr > gan.LayerTolerance {
+			bad++
+		}
+	}
+	fmt.Printf("%d checks, %d over %.0e\n", len(checks), bad, gan.LayerTolerance)
+	// Output: 70 checks, 0 over 1e-06
+}

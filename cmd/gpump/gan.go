@@ -88,7 +88,7 @@ Examples:
 			&cli.BoolFlag{Name: "graphs", Destination: &o.graphs, Usage: "compute the gradient steps with gorgonia's float64 graphs (the reference) instead of the batched float32 layers"},
 			&cli.StringFlag{Name: "algo", Destination: &o.algo, Value: gan.DefaultMethod, Usage: "method of each round's game: " + strings.Join(solver.MethodNames(), ", ")},
 			&cli.Float64Flag{Name: "eps", Destination: &o.eps, Value: def.RelGap, Usage: "target gap of each round's game, relative to max|M|"},
-			&cli.StringFlag{Name: "device", Destination: &o.device, Value: "cpu", Usage: "where each round's game and payoff matrix live: cpu, or cuda in a binary built with -tags cuda (the gradient steps run on the CPU)"},
+			&cli.StringFlag{Name: "device", Destination: &o.device, Value: "cpu", Usage: "where each round's game, payoff matrix and gradients are computed: cpu, or cuda in a binary built with -tags cuda (Adam's steps run on the CPU)"},
 			&cli.IntFlag{Name: "threads", Destination: &o.threads, Usage: "CPU threads of the game's backend", DefaultText: "all cores"},
 			&cli.StringFlag{Name: "output", Destination: &o.output, Aliases: []string{"o"}, Usage: "write the JSON result to this file, atomically (- for standard output)", DefaultText: "a summary on a terminal, else JSON, on standard output"},
 			&cli.BoolFlag{Name: "json", Destination: &o.json, Usage: "write the JSON result to standard output even when it is a terminal"},
@@ -186,6 +186,10 @@ func ganAction(c *cli.Context, o *ganOptions) error {
 	}
 	defer closeBE()
 	cfg.Backend, cfg.Payoff = be, ganPayoff(be)
+	if l, free := ganLayers(be); l != nil {
+		defer free()
+		cfg.Layers = l
+	}
 
 	prog, log, err := o.progressLogger(c.App.ErrWriter)
 	if err != nil {

@@ -11,3 +11,7 @@ import (
 // ganPayoff is gan.Config.Payoff for a backend: nil, the CPU's evaluator,
 // in a build without CUDA.
 func ganPayoff(tensorops.Backend) func(payoff.Shape) (gan.PayoffEvaluator, error) { return nil }
+
+// ganLayers is gan.Config.Layers for a backend: nil, the CPU's layers, in a
+// build without CUDA.
+func ganLayers(tensorops.Backend) (gan.Layers, func() error) { return nil, nil }

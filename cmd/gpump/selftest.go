@@ -7,6 +7,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/gpump/gpump/gan"
+	"github.com/gpump/gpump/tensorops"
 	"github.com/gpump/gpump/tensorops/backendtest"
 )
 
@@ -56,6 +58,11 @@ func selftestAction(c *cli.Context, o *selftestOptions) error {
 	if err != nil {
 		return err
 	}
+	lres, err := layerChecks(b, o.seed)
+	if err != nil {
+		return err
+	}
+	res = append(res, lres...)
 	shown := res
 	if !o.all {
 		shown = backendtest.Worst(res)
@@ -89,4 +96,27 @@ func threadsOr(t int) int {
 		return min(t, maxThreads)
 	}
 	return runtime.GOMAXPROCS(0)
+}
+
+// layerChecks checks the batched layers gpump gan runs on b (the device's
+// on a CUDA backend, the CPU's otherwise) as gan.CheckLayers does, one
+// result per operation and shape, "gan/" before the operation's name,
+// storage f32.
+func layerChecks(b tensorops.Backend, seed uint64) ([]backendtest.Result, error) {
+	l, free := ganLayers(b)
+	if l == nil {
+		l = gan.NewCPULayers()
+	} else {
+		defer free()
+	}
+	var res []backendtest.Result
+	for _, c := range gan.CheckLayers(l, seed) {
+		res = append(res, backendtest.Result{Op: "gan/" + c.Op, Shape: c.Shape, Dtype: "f32", MaxRelErr: c.MaxErr, Tol: gan.LayerTolerance, Pass: c.MaxErr <= gan.LayerTolerance})
+	}
+	if e, ok := l.(interface{ Err() error }); ok {
+		if err := e.Err(); err != nil {
+			return nil, fmt.Errorf("selftest: the batched layers of gpump gan: %w", err)
+		}
+	}
+	return res, nil
 }
