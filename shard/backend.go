@@ -40,6 +40,9 @@ type Backend struct {
 	// Host scratch of a device's passes: the whole results before they
 	// are loaded (fp, fq), and p for the sampled rows' draw.
 	hfp, hfq, hp []float64
+	// views and nextView are hostVector's cache, replaced round robin.
+	views    [8]hostView
+	nextView int
 	// draw scratch of SampledOperator's rows.
 	prefix []float64
 	draws  []int
@@ -327,7 +330,7 @@ func (b *Backend) orient(am tensorops.Matrix) (*matrix, bool) {
 // rowsOf returns this rank's rows of p, a whole vector of the game's m.
 func (b *Backend) rowsOf(p tensorops.Vector) tensorops.Vector {
 	if b.host {
-		return vec(p, b.m)[b.lo:b.hi]
+		return b.hostVector(vec(p, b.m)[b.lo:b.hi])
 	}
 	return b.local.(subber).Sub(p, b.lo, b.hi)
 }
@@ -336,9 +339,35 @@ func (b *Backend) rowsOf(p tensorops.Vector) tensorops.Vector {
 // the CPU, a device's output vector dev otherwise (fetched into x).
 func (b *Backend) output(dev tensorops.Vector, x []float64) tensorops.Vector {
 	if b.host {
-		return tensorops.CPUVector(x)
+		return b.hostVector(x)
 	}
 	return dev
+}
+
+// hostVector returns x as a tensorops.Vector, made once per slice and kept
+// (a slice made an interface value is allocated: a pass would allocate a
+// few each time). The passes use a few slices each: the scratch parts and
+// the rows of the p vectors the method keeps.
+func (b *Backend) hostVector(x []float64) tensorops.Vector {
+	if len(x) == 0 {
+		return tensorops.CPUVector(x)
+	}
+	for _, h := range b.views {
+		if h.n == len(x) && h.base == &x[0] {
+			return h.v
+		}
+	}
+	h := &b.views[b.nextView%len(b.views)]
+	b.nextView++
+	h.base, h.n, h.v = &x[0], len(x), tensorops.CPUVector(x)
+	return h.v
+}
+
+// hostView is a host slice kept as a tensorops.Vector (hostVector).
+type hostView struct {
+	base *float64
+	n    int
+	v    tensorops.Vector
 }
 
 // fetch copies a device's output v into the host scratch x (nothing on

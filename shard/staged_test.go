@@ -23,6 +23,7 @@ type device struct {
 	tensorops.Backend
 	stores atomic.Int64
 	fail   int64
+	views  map[view]tensorops.Vector
 }
 
 var errDevice = errors.New("device lost")
@@ -37,8 +38,23 @@ func (d *device) Store(dst []float64, src tensorops.Vector) error {
 
 func (d *device) Close() error { return d.Backend.(*tensorops.CPU).Close() }
 
+// Sub returns a view made once per vector and range, as a device's are.
 func (d *device) Sub(v tensorops.Vector, lo, hi int) tensorops.Vector {
-	return d.Backend.(*tensorops.CPU).Sub(v, lo, hi)
+	key := view{&v.(tensorops.CPUVector)[0], lo, hi}
+	if s, ok := d.views[key]; ok {
+		return s
+	}
+	if d.views == nil {
+		d.views = map[view]tensorops.Vector{}
+	}
+	s := d.Backend.(*tensorops.CPU).Sub(v, lo, hi)
+	d.views[key] = s
+	return s
+}
+
+type view struct {
+	base   *float64
+	lo, hi int
 }
 
 // solveStaged solves a over size in-process ranks, each rank's block and
