@@ -66,6 +66,9 @@ func (l *CUDALayers) reserve(x, p, y int) bool {
 	if l.freed {
 		panic("tensorops: cuda: use of freed layers")
 	}
+	if x <= l.xCap && p <= l.pCap && y <= l.yCap {
+		return true // the calls after the first of their sizes allocate nothing
+	}
 	bufs := []struct {
 		ptr  *cu.DevicePtr
 		cap  *int
@@ -104,14 +107,13 @@ func (l *CUDALayers) run(n, rows, in, out, xstride, pstride, ystride int, act bo
 		return false
 	}
 	c := l.c
-	for _, cp := range []struct {
-		dst cu.DevicePtr
-		src []float32
-	}{{l.x, l.hx}, {l.p, l.hp}} {
-		if err := c.htod(cp.dst, unsafe.Pointer(&cp.src[0]), 4*int64(len(cp.src)), false); err != nil {
-			l.fail(err)
-			return false
-		}
+	if err := c.htod(l.x, unsafe.Pointer(&l.hx[0]), 4*int64(len(l.hx)), false); err != nil {
+		l.fail(err)
+		return false
+	}
+	if err := c.htod(l.p, unsafe.Pointer(&l.hp[0]), 4*int64(len(l.hp)), false); err != nil {
+		l.fail(err)
+		return false
 	}
 	shape, err := kernels.PayoffLayer(int64(n), int64(rows), int64(out), c.kdev)
 	if err != nil {
