@@ -11,8 +11,17 @@
 # A game is a generator spec (see gpump gen --help) or one of the numpy
 # games np-lowrank:M,N,RANK,NOISE,SEED (U Vᵀ + noise·G, U, V, G standard
 # normal from numpy's default_rng(SEED), the construction the issue's
-# first table used), np-skew:N,SEED (B − Bᵀ, B standard normal; value 0)
-# and np-ternary:M,N,SEED (entries uniform in {−1, 0, 1}).
+# first table used), np-skew:N,SEED (B − Bᵀ, B standard normal; value 0),
+# np-ternary:M,N,SEED (entries uniform in {−1, 0, 1}), and the families of
+# the second table, none of which any rule was fitted on:
+# np-sparse:M,N,DENSITY,SEED (±1 at the given share of entries, 0 elsewhere),
+# np-cauchy:M,N,SEED (standard Cauchy entries clipped to ±50),
+# np-dice:M,N,K,SEED (integers uniform in −K…K), np-expdiff:N,SEED (the
+# difference of two standard exponentials), np-toeplitz:N,FREQ,NOISE,SEED
+# (cos(FREQ·(i − j)) plus noise·G: rank two plus noise),
+# np-dup:M,N,SEED (a standard normal game with half its rows and a third of
+# its columns repeated: degenerate) and np-block:N1,N2,SEED (two standard
+# normal blocks on the diagonal, −1 off it).
 #
 # Needs Go, and /usr/bin/python3 with numpy and scipy (Debian:
 # apt-get install python3-numpy python3-scipy). Prints a markdown table:
@@ -51,6 +60,33 @@ elif kind == "np-skew":
 elif kind == "np-ternary":
     m, n, seed = int(a[0]), int(a[1]), int(a[2])
     A = np.random.default_rng(seed).integers(-1, 2, (m, n)).astype(float)
+elif kind == "np-sparse":
+    m, n, d, seed = int(a[0]), int(a[1]), float(a[2]), int(a[3])
+    rng = np.random.default_rng(seed)
+    A = (rng.random((m, n)) < d) * rng.choice([-1.0, 1.0], (m, n))
+elif kind == "np-cauchy":
+    m, n, seed = int(a[0]), int(a[1]), int(a[2])
+    A = np.clip(np.random.default_rng(seed).standard_cauchy((m, n)), -50, 50)
+elif kind == "np-dice":
+    m, n, k, seed = int(a[0]), int(a[1]), int(a[2]), int(a[3])
+    A = np.random.default_rng(seed).integers(-k, k + 1, (m, n)).astype(float)
+elif kind == "np-expdiff":
+    n, seed = int(a[0]), int(a[1])
+    rng = np.random.default_rng(seed)
+    A = rng.exponential(1, (n, n)) - rng.exponential(1, (n, n))
+elif kind == "np-toeplitz":
+    n, f, noise, seed = int(a[0]), float(a[1]), float(a[2]), int(a[3])
+    i = np.arange(n)
+    A = np.cos(f * (i[:, None] - i[None, :])) + noise * np.random.default_rng(seed).standard_normal((n, n))
+elif kind == "np-dup":
+    m, n, seed = int(a[0]), int(a[1]), int(a[2])
+    B = np.random.default_rng(seed).standard_normal((m, n))
+    B = np.vstack([B, B[: m // 2]])
+    A = np.hstack([B, B[:, : n // 3]])
+elif kind == "np-block":
+    n1, n2, seed = int(a[0]), int(a[1]), int(a[2])
+    rng = np.random.default_rng(seed)
+    A = np.block([[rng.standard_normal((n1, n1)), -np.ones((n1, n2))], [-np.ones((n2, n1)), rng.standard_normal((n2, n2))]])
 else:
     sys.exit("unknown numpy game " + kind)
 np.save(sys.argv[2], A)
