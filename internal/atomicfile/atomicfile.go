@@ -168,14 +168,17 @@ func CreateContext(ctx context.Context, path string) (*File, error) {
 		}
 		return &File{File: f, path: t.real, direct: true}, nil
 	}
-	live.Lock()
-	closed := live.closed
-	live.Unlock()
-	if closed {
-		return nil, &Error{Path: path, Msg: "creating", Err: errAborted}
-	}
 	dir := filepath.Dir(t.real)
 	CleanStale(dir)
+	// The temporary file is made and registered under live's lock, so that
+	// an AbortAll never runs between its creation and its registration:
+	// the process would exit with it left behind (an interrupt just after
+	// the file appears).
+	live.Lock()
+	defer live.Unlock()
+	if live.closed {
+		return nil, &Error{Path: path, Msg: "creating", Err: errAborted}
+	}
 	f, err := createTemp(dir, filepath.Base(t.real))
 	if err != nil {
 		return nil, createError(path, err)
@@ -186,18 +189,10 @@ func CreateContext(ctx context.Context, path string) (*File, error) {
 		return nil, &Error{Path: path, Msg: "locking the temporary file", Err: err}
 	}
 	af := &File{File: f, path: t.real, old: t.fi}
-	live.Lock()
-	if live.closed {
-		live.Unlock()
-		f.Close()
-		os.Remove(f.Name())
-		return nil, &Error{Path: path, Msg: "creating", Err: errAborted}
-	}
 	if live.files == nil {
 		live.files = map[*File]struct{}{}
 	}
 	live.files[af] = struct{}{}
-	live.Unlock()
 	return af, nil
 }
 
