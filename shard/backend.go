@@ -46,7 +46,7 @@ type Backend struct {
 	// draw scratch of SampledOperator's rows.
 	prefix []float64
 	draws  []int
-	// first is a device's first failed copy since the last checkBlock,
+	// first is a device's first failed copy in a pass since the last agree,
 	// flag that check's scratch.
 	first error
 	flag  [1]float64
@@ -220,7 +220,7 @@ func (b *Backend) SetMatrix(dst tensorops.Matrix, src *tensor.Dense) error {
 	if a.t {
 		panic("shard: SetMatrix on a transpose")
 	}
-	if err := b.local.SetMatrix(a.block, src); err != nil {
+	if err := b.agree(b.local.SetMatrix(a.block, src)); err != nil {
 		return err
 	}
 	a.data = src
@@ -234,13 +234,23 @@ func (b *Backend) Transpose(am tensorops.Matrix) (tensorops.Matrix, error) {
 		return nil, fmt.Errorf("shard: the transpose of a transpose")
 	}
 	bt, err := b.local.Transpose(a.block)
-	if err != nil {
+	if err = b.agree(err); err != nil {
+		if bt != nil {
+			b.local.Free(bt)
+		}
 		return nil, err
 	}
-	return &matrix{block: a.block, blockT: bt, data: a.data, m: a.m, n: a.n, t: true}, nil
+	return &matrix{block: a.block, blockT: bt, data: a.data, m: a.m, n: a.n, t: true, rowsOut: a.rowsOut, colsOut: a.colsOut}, nil
 }
 
-func (b *Backend) NewVector(n int) (tensorops.Vector, error) { return b.local.NewVector(n) }
+func (b *Backend) NewVector(n int) (tensorops.Vector, error) {
+	v, err := b.local.NewVector(n)
+	if err = b.agree(err); err != nil && v != nil {
+		b.local.Free(v)
+		v = nil
+	}
+	return v, err
+}
 
 func (b *Backend) Free(x ...any) {
 	for _, v := range x {
@@ -256,9 +266,14 @@ func (b *Backend) Free(x ...any) {
 	}
 }
 
-func (b *Backend) Load(dst tensorops.Vector, src []float64) error { return b.local.Load(dst, src) }
+// Load and Store are the local backend's; on a device, whose copies can
+// fail on one rank alone, the ranks agree on the outcome (agree), as every
+// rank makes the same calls at the same point of a solve.
+func (b *Backend) Load(dst tensorops.Vector, src []float64) error {
+	return b.agree(b.local.Load(dst, src))
+}
 func (b *Backend) Store(dst []float64, src tensorops.Vector) error {
-	return b.local.Store(dst, src)
+	return b.agree(b.local.Store(dst, src))
 }
 func (b *Backend) Copy(dst, src tensorops.Vector) { b.local.Copy(dst, src) }
 func (b *Backend) Axpby(dst tensorops.Vector, alpha float64, x tensorops.Vector, beta float64, y tensorops.Vector) {
@@ -269,27 +284,25 @@ func (b *Backend) Prox(dst, center tensorops.Point, g tensorops.Vector, eta floa
 	b.local.Prox(dst, center, g, eta, s)
 }
 func (b *Backend) ProxStats(dst []tensorops.BlockStats, w float64, blocks []tensorops.ProxBlock) error {
-	if err := b.checkBlock(); err != nil {
-		return err
-	}
-	return b.local.ProxStats(dst, w, blocks)
+	return b.agree(b.local.ProxStats(dst, w, blocks))
 }
 func (b *Backend) Average(dst []tensorops.GapStats, w float64, blocks []tensorops.AvgBlock) error {
-	if err := b.checkBlock(); err != nil {
-		return err
-	}
-	return b.local.Average(dst, w, blocks)
+	return b.agree(b.local.Average(dst, w, blocks))
 }
 
-// checkBlock returns, on every rank alike, the first error of any rank's
-// device copies since the last check: a rank that stopped alone would
-// leave the others waiting in the next collective. One small gather, and
-// only on devices (the CPU's copies cannot fail).
-func (b *Backend) checkBlock() error {
+// agree returns, on every rank alike, err or the first error of the
+// passes' device copies since the last agreement (b.first), whichever
+// came first, of whichever rank failed first: a device's errors come on
+// one rank alone, and a rank that stopped alone would leave the others
+// waiting in the next collective. One small gather, and only on devices
+// (the CPU's copies and reductions cannot fail; err is returned as it is).
+func (b *Backend) agree(err error) error {
 	if b.host {
-		return nil
+		return err
 	}
-	err := b.first
+	if b.first != nil {
+		err = b.first
+	}
 	b.first = nil
 	b.flag[0] = 0
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"gorgonia.org/tensor"
 
@@ -18,22 +19,31 @@ import (
 
 // device is a CPU backend seen only through tensorops.Backend, as the
 // staged path sees a GPU's: its vectors are its own, loaded and stored.
-// With fail set, Store fails from its fail-th call on.
+// With fail set, Store fails from its fail-th call on (at that call only
+// with once); with failProx set, ProxStats fails at its failProx-th call.
 type device struct {
 	tensorops.Backend
-	stores atomic.Int64
-	fail   int64
-	views  map[view]tensorops.Vector
+	stores, proxes atomic.Int64
+	fail, failProx int64
+	once           bool
+	views          map[view]tensorops.Vector
 }
 
 var errDevice = errors.New("device lost")
 
 func (d *device) Store(dst []float64, src tensorops.Vector) error {
-	if d.fail > 0 && d.stores.Add(1) >= d.fail {
+	if n := d.stores.Add(1); d.fail > 0 && (n == d.fail || !d.once && n > d.fail) {
 		clear(dst)
 		return errDevice
 	}
 	return d.Backend.Store(dst, src)
+}
+
+func (d *device) ProxStats(dst []tensorops.BlockStats, w float64, blocks []tensorops.ProxBlock) error {
+	if d.proxes.Add(1) == d.failProx {
+		return errDevice
+	}
+	return d.Backend.ProxStats(dst, w, blocks)
 }
 
 func (d *device) Close() error { return d.Backend.(*tensorops.CPU).Close() }
@@ -143,28 +153,52 @@ func TestStagedSampled(t *testing.T) {
 	t.Logf("%v after %d iterations, gap %.3g", got[0].Status, got[0].Iterations, got[0].Gap)
 }
 
-// TestStagedDeviceFails loses one rank's device in the middle of a solve:
-// every rank returns an error (none is left waiting in a collective), the
-// failing rank its device's error, the others one that names that rank.
+// TestStagedDeviceFails makes one rank's device fail in the middle of a
+// solve: for good (every copy from then on), once in a copy (a pass's or
+// the solver's own), once in a reduction. Every rank returns an error
+// (none is left waiting in a collective), the failing rank its device's
+// error, the others one that names that rank.
 func TestStagedDeviceFails(t *testing.T) {
 	a := shardtest.Game(t)
 	const size, bad = 3, 1
-	_, errs := solveStaged(t, a, size, shardtest.Run{Method: "ga-smooth", Gap: 1e-9}, func(rank int) tensorops.Backend {
-		d := &device{Backend: tensorops.NewCPU(1)}
-		if rank == bad {
-			d.fail = 40
-		}
-		return d
-	})
-	for k, err := range errs {
-		switch {
-		case err == nil:
-			t.Errorf("rank %d: no error", k)
-		case k == bad && !errors.Is(err, errDevice):
-			t.Errorf("rank %d: %v, want its device's error", k, err)
-		case k != bad && !strings.Contains(err.Error(), "shard: rank 1 failed: its device: device lost"):
-			t.Errorf("rank %d: %v, want rank 1's failure", k, err)
-		}
-		t.Logf("rank %d: %v", k, err)
+	for _, c := range []struct {
+		name string
+		set  func(d *device)
+	}{
+		{"lost", func(d *device) { d.fail = 40 }},
+		{"a pass's copy", func(d *device) { d.fail, d.once = 40, true }},
+		{"the first copies", func(d *device) { d.fail, d.once = 1, true }},
+		{"a reduction", func(d *device) { d.failProx = 7 }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			done := make(chan []error)
+			go func() {
+				_, errs := solveStaged(t, a, size, shardtest.Run{Method: "ga-smooth", Gap: 1e-9}, func(rank int) tensorops.Backend {
+					d := &device{Backend: tensorops.NewCPU(1)}
+					if rank == bad {
+						c.set(d)
+					}
+					return d
+				})
+				done <- errs
+			}()
+			var errs []error
+			select {
+			case errs = <-done:
+			case <-time.After(2 * time.Minute):
+				t.Fatal("the ranks hang: one stopped alone")
+			}
+			for k, err := range errs {
+				switch {
+				case err == nil:
+					t.Errorf("rank %d: no error", k)
+				case k == bad && !errors.Is(err, errDevice):
+					t.Errorf("rank %d: %v, want its device's error", k, err)
+				case k != bad && !strings.Contains(err.Error(), "shard: rank 1 failed: its device: device lost"):
+					t.Errorf("rank %d: %v, want rank 1's failure", k, err)
+				}
+				t.Logf("rank %d: %v", k, err)
+			}
+		})
 	}
 }
