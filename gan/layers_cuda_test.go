@@ -14,13 +14,7 @@ import (
 // operation against float64 products within float32 rounding, on the same
 // shapes, shared input included.
 func TestCUDALayers(t *testing.T) {
-	be, err := tensorops.NewCUDA(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer be.Close()
-	l := be.NewLayers()
-	defer l.Free()
+	l := cudaLayers(t)
 	checkLayers(t, l)
 	if err := l.Err(); err != nil {
 		t.Fatal(err)
@@ -30,13 +24,7 @@ func TestCUDALayers(t *testing.T) {
 // TestCUDALayersNoAllocs: past its first, a step of the batched operator on
 // the device's layers allocates nothing (the buffers are kept).
 func TestCUDALayersNoAllocs(t *testing.T) {
-	be, err := tensorops.NewCUDA(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer be.Close()
-	l := be.NewLayers()
-	defer l.Free()
+	l := cudaLayers(t)
 	gen, disc := Arch{In: 2, Hidden: 8, Out: 2}, Arch{In: 2, Hidden: 8, Out: 1}
 	k, j, b := 3, 2, 16
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -55,4 +43,19 @@ func TestCUDALayersNoAllocs(t *testing.T) {
 	if err := l.Err(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// cudaLayers returns device 0's layers, freed with the device at the
+// test's end.
+func cudaLayers(t *testing.T) *tensorops.CUDALayers {
+	be, err := tensorops.NewCUDA(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := be.NewLayers()
+	t.Cleanup(func() {
+		l.Free()
+		be.Close()
+	})
+	return l
 }

@@ -103,11 +103,14 @@ func (b *Backend) Name() string { return b.local.Name() }
 
 // Kernels names the local backend's kernels (the CPU's "avx512", "avx2" or
 // "generic", or the device's).
-func (b *Backend) Kernels() string {
-	if k, ok := b.local.(interface{ Kernels() string }); ok {
+func (b *Backend) Kernels() string { return kernelsOf(b.local) }
+
+// kernelsOf names a backend's kernels, where it says, else the backend.
+func kernelsOf(be tensorops.Backend) string {
+	if k, ok := be.(interface{ Kernels() string }); ok {
 		return k.Kernels()
 	}
-	return b.local.Name()
+	return be.Name()
 }
 
 // AllMax sets each x[i] to its maximum over the ranks.

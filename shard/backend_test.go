@@ -2,28 +2,19 @@ package shard_test
 
 import (
 	"strings"
-	"sync"
 	"testing"
 
 	"gorgonia.org/tensor"
 
-	"github.com/gpump/gpump/shard"
 	"github.com/gpump/gpump/shard/shardtest"
 	"github.com/gpump/gpump/solver"
 )
 
-// solveGroup solves a over size in-process ranks and returns every rank's
-// result.
+// solveGroup solves a over size in-process ranks, each on its CPU, and
+// returns every rank's result.
 func solveGroup(t *testing.T, a *tensor.Dense, size int, r shardtest.Run) []*solver.Result {
 	t.Helper()
-	grp := shard.NewGroup(size)
-	res := make([]*solver.Result, size)
-	errs := make([]error, size)
-	var wg sync.WaitGroup
-	for k := range size {
-		wg.Go(func() { res[k], errs[k] = shardtest.Rank(grp.Comm(k), a, r) })
-	}
-	wg.Wait()
+	res, errs := solveStaged(t, a, size, r, nil)
 	for k, err := range errs {
 		if err != nil {
 			t.Fatalf("%v on %d ranks, rank %d: %v", r, size, k, err)

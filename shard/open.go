@@ -84,8 +84,7 @@ func Open(c Comm, src Source, opt *Options) (*Game, error) {
 		cpu = tensorops.NewCPU(opt.Threads)
 		local, closeLocal = cpu, cpu.Close
 	}
-	be := New(local, c, 0)
-	setup := fmt.Sprintf("source %s, dtype %v, on %s (kernels %s)", src, src.DType, be.Name(), be.Kernels())
+	setup := fmt.Sprintf("source %s, dtype %v, on %s (kernels %s)", src, src.DType, local.Name(), kernelsOf(local))
 	if cpu != nil {
 		setup += fmt.Sprintf(", %d threads per rank", cpu.Threads())
 	}
@@ -98,7 +97,7 @@ func Open(c Comm, src Source, opt *Options) (*Game, error) {
 		closeLocal()
 		return nil, err
 	}
-	be = New(local, c, m)
+	be := New(local, c, m)
 	g, err := solver.NewShardedMatrixGame(block, be)
 	if err = Fail(c, err); err != nil {
 		closeLocal()

@@ -144,28 +144,15 @@ func localThreads() int {
 	return max(1, runtime.GOMAXPROCS(0)/local)
 }
 
-// openedDevice is a device a rank opened to hold its block.
-type openedDevice struct {
-	be    tensorops.Backend
-	close func() error
-}
-
-func (d *openedDevice) backend() tensorops.Backend {
-	if d == nil {
-		return nil
-	}
-	return d.be
-}
-
 // rankDevice opens the device that holds this rank's block: none for cpu
 // (the CPU backend holds it); for cuda, the device of the rank's place
 // among the ranks of its node (its local rank, modulo the node's devices),
 // so that the ranks of a node spread over its GPUs; cuda:N pins every rank
-// to device N. It returns the device's name as opened, and an error on
-// every rank if any rank failed.
-func rankDevice(w *mpi.World, name string, threads int) (*openedDevice, string, error) {
+// to device N. It returns the device, the function that closes it and its
+// name as opened, and an error on every rank if any rank failed.
+func rankDevice(w *mpi.World, name string, threads int) (tensorops.Backend, func() error, string, error) {
 	if name == "cpu" {
-		return nil, "cpu", shard.Fail(w, nil)
+		return nil, func() error { return nil }, "cpu", shard.Fail(w, nil)
 	}
 	if name == "cuda" {
 		name = localDevice(w.LocalRank())
@@ -178,9 +165,9 @@ func rankDevice(w *mpi.World, name string, threads int) (*openedDevice, string, 
 		if be != nil {
 			closeDev()
 		}
-		return nil, "", err
+		return nil, nil, "", err
 	}
-	return &openedDevice{be: be, close: closeDev}, name, nil
+	return be, closeDev, name, nil
 }
 
 // checkDistributedSolve refuses what a solve over ranks cannot do.
@@ -244,14 +231,12 @@ func mpiSolve(c *cli.Context, o *solveOptions, w *mpi.World, log *slog.Logger, s
 			rounding = 0
 		}
 	}
-	dev, device, err := rankDevice(w, j.device, threads)
+	dev, closeDev, device, err := rankDevice(w, j.device, threads)
 	if err != nil {
 		return quietRanks(w, err)
 	}
-	if dev != nil {
-		defer dev.close()
-	}
-	sg, err := shard.Open(w, src, &shard.Options{Threads: threads, Device: dev.backend()})
+	defer closeDev()
+	sg, err := shard.Open(w, src, &shard.Options{Threads: threads, Device: dev})
 	if err != nil {
 		return quietRanks(w, err)
 	}
