@@ -13,8 +13,9 @@
 // rounding level.
 //
 // Subgame solves the restricted games by a warm-started simplex method
-// that exchanges one row or column per pivot (see Subgame for the method
-// and scripts/polish_vs_highs.sh for its cost against HiGHS); the
+// that exchanges one row or column per pivot (self-dual parametric, or
+// dual with steepest-edge pricing; see Subgame for the methods and
+// scripts/polish_vs_highs.sh for their cost against HiGHS); the
 // kernel's LU factors take product-form updates, and its triangular solves
 // run on tensorops' SIMD row kernels (tri.go). An active set on the
 // equalizer systems and a dense interior point stay as fallbacks. DESIGN.md

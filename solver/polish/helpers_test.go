@@ -168,3 +168,35 @@ func randomSubgame(r *rand.Rand, trial int) (a []float64, k, l int) {
 	}
 	return a, k, l
 }
+
+// lowRankGame is U Vᵀ + noise·G with U (m×rank), V (n×rank) and G standard
+// normal: games on which first-order points misjudge most of the support.
+func lowRankGame(m, n, rank int, noise float64, seed uint64) []float64 {
+	r := rand.New(rand.NewPCG(seed, 4))
+	u, v := randomGame(m, rank, r.NormFloat64), randomGame(n, rank, r.NormFloat64)
+	a := make([]float64, m*n)
+	for i := range m {
+		for j := range n {
+			var s float64
+			for t := range rank {
+				s += u[i*rank+t] * v[j*rank+t]
+			}
+			a[i*n+j] = s + noise*r.NormFloat64()
+		}
+	}
+	return a
+}
+
+// dupGame is a Gaussian game with its first m/2 rows and n/3 columns
+// repeated: degenerate, with many optimal bases.
+func dupGame(m, n int, seed uint64) (a []float64, rows, cols int) {
+	g := gaussianGame(m, n, seed)
+	rows, cols = m+m/2, n+n/3
+	a = make([]float64, 0, rows*cols)
+	for i := range rows {
+		row := g[(i%m)*n : (i%m+1)*n]
+		a = append(a, row...)
+		a = append(a, row[:n/3]...)
+	}
+	return a, rows, cols
+}

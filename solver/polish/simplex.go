@@ -45,8 +45,18 @@ type spxWork struct {
 	work   []float64
 	iwork  []int
 	isave  [3]int     // rcond's state between calls of Dlacn2
+	ran    uint8      // the methods the last solve ran (ranParametric, …)
+	beta   []float64  // dual steepest-edge weights by basis position
+	tau    []float64  // B⁻¹ρ, for their update
 	k8     [8]float64 // the row kernels' scratch: a field, so that it is not allocated per call
 }
+
+// The bits of spxWork.ran.
+const (
+	ranParametric = 1 << iota // the self-dual parametric method
+	ranPure                   // the pure basis replaced the crash
+	ranDual                   // the dual simplex method
+)
 
 // etaLimit returns the number of product-form updates after which a basis
 // whose kernel is S×S, with N rows in all, is factored afresh.
@@ -80,23 +90,35 @@ const (
 	maxEtaEntries = 1 << 19
 )
 
-// simplex runs the self-dual parametric simplex method from the crash basis
-// with y's support J and tight rows I (|I| = |J|) on the k×l game a,
-// writes the optimal basis's tight rows and support into w.I and w.J and
-// returns the pivots made and whether it reached an optimal basis.
+// simplex solves the k×l game's LP from the crash basis with y's support J
+// and tight rows I (|I| = |J|), writes the optimal basis's tight rows and
+// support into w.I and w.J and returns the pivots made and whether it
+// reached an optimal basis within maxPivots. i0 is the row the guess
+// weights most, for the pure start below.
 //
-// The method (Dantzig's self-dual parametric variant, as in Vanderbei's
-// textbook) starts from any basis: it adds μ·x̂ to the basic values and
-// μ·d̂ to the reduced costs, with x̂, d̂ > 0, so that the basis is optimal
-// for μ large, and lowers μ to 0. At each step the component that turns
-// negative first decides the pivot: a reduced cost makes a primal simplex
-// pivot (the variable enters, a ratio test on the perturbed values picks
-// who leaves), a basic value makes a dual simplex pivot (it leaves, a dual
-// ratio test picks who enters). From a first-order method's point the
-// crash basis is wrong only in the few rows and columns whose supports are
-// misjudged, and each pivot fixes one of them: the cost is a few hundred
-// pivots of O(k·l) flops, not a fresh solve.
-func (w *subWork) simplex(b *matB, I, J []int, maxPivots int) (pivots int, ok bool) {
+// Two simplex methods share the basis, its factors and its updates:
+//
+//   - the self-dual parametric method (parametric), which starts from any
+//     basis. From a crash that is wrong in a few rows and columns (a
+//     random game's first-order point, or an exact solution of a smaller
+//     subgame with rows and columns added) it needs a few dozen to a few
+//     hundred pivots; from a crash that is wrong nearly everywhere it
+//     wanders: 2,000–7,000 pivots on low-rank games whose support is 400,
+//     where the dual method needs 1,700–2,500;
+//   - the dual simplex method with dual steepest-edge pricing (dual), which
+//     needs a dual feasible basis: the crash itself when it is one, else
+//     the pure basis of row i0 (pureBasis), always dual feasible.
+//
+// Which one runs is decided from the crash's measured infeasibilities, not
+// from the game's family: a dual feasible crash goes to dual; otherwise
+// parametric runs, with a budget after which dual starts afresh from the
+// pure basis. The budget is short (S/8 + 10 pivots, S = |J|) when the
+// crash has at least S infeasible values and reduced costs (as wrong as
+// it is big: parametric then took 1.0–7× dual's pivots on the low-rank,
+// Toeplitz and duplicated games measured, with one exception finished in
+// 25 pivots, which the short budget keeps), and 6S + 100 otherwise
+// (DESIGN.md, *The crossover's simplex*).
+func (w *subWork) simplex(b *matB, I, J []int, i0 int, maxPivots int) (pivots int, ok bool) {
 	k, l := b.k, b.l
 	sw := &w.spx
 	N := k + 1
@@ -110,7 +132,60 @@ func (w *subWork) simplex(b *matB, I, J []int, maxPivots int) (pivots int, ok bo
 	sw.unit = grow(sw.unit, N)
 	clear(sw.unit)
 	sw.arow = grow(sw.arow, nv)
-	// The crash basis.
+	if !w.crash(b, I, J) {
+		return 0, false
+	}
+	ptol := 1e-11
+	dtol := 1e-11 * math.Max(w.spread, math.SmallestNonzeroFloat64)
+	np, nd := sw.infeasible(l, ptol, dtol)
+	S := len(J)
+	done := false
+	sw.ran = 0
+	if nd > 0 {
+		sw.ran |= ranParametric
+		budget := 6*S + 100
+		if np+nd >= S {
+			budget = S/8 + 10
+		}
+		pivots, done = w.parametric(b, min(budget, maxPivots), ptol, dtol)
+		if !done {
+			if pivots >= maxPivots {
+				return pivots, false
+			}
+			w.pureBasis(b, i0)
+			sw.ran |= ranPure
+		}
+	}
+	if !done {
+		sw.ran |= ranDual
+		var pv int
+		pv, done = sw.dual(b, maxPivots-pivots, ptol, dtol)
+		pivots += pv
+		if !done {
+			return pivots, false
+		}
+	}
+	// The optimal basis: tight rows and the support.
+	w.I, w.J = w.I[:0], w.J[:0]
+	for i := range k {
+		if sw.pos[l+1+i] < 0 {
+			w.I = append(w.I, i)
+		}
+	}
+	for j := range l {
+		if sw.pos[j] >= 0 {
+			w.J = append(w.J, j)
+		}
+	}
+	return pivots, true
+}
+
+// crash sets up and factors the crash basis: y's support J, v, and the
+// slacks of the rows not in I. It returns false if neither it nor the
+// fallback basis could be factored.
+func (w *subWork) crash(b *matB, I, J []int) bool {
+	k, l := b.k, b.l
+	sw := &w.spx
 	for t := range sw.pos {
 		sw.pos[t] = -1
 	}
@@ -159,15 +234,33 @@ func (w *subWork) simplex(b *matB, I, J []int, maxPivots int) (pivots int, ok bo
 			}
 		}
 		if !sw.factor(b) {
-			return 0, false
+			return false
 		}
 	}
 	sw.values(b)
+	return true
+}
+
+// parametric runs the self-dual parametric simplex method (Dantzig's
+// self-dual parametric variant, as in Vanderbei's textbook) from the
+// factored basis for at most maxPivots pivots and reports the pivots made
+// and whether the basis is optimal. It adds μ·x̂ to the basic values and
+// μ·d̂ to the reduced costs, with x̂, d̂ > 0, so that the basis is optimal
+// for μ large, and lowers μ to 0. At each step the component that turns
+// negative first decides the pivot: a reduced cost makes a primal simplex
+// pivot (the variable enters, a ratio test on the perturbed values picks
+// who leaves), a basic value makes a dual simplex pivot (it leaves, a dual
+// ratio test picks who enters).
+func (w *subWork) parametric(b *matB, maxPivots int, ptol, dtol float64) (pivots int, ok bool) {
+	l := b.l
+	sw := &w.spx
+	N := sw.n
+	nv := len(sw.pos)
 	// Perturbations: random in [1, 1.1] times a typical size of the
-	// component (weights 1/|J|, payoff differences spread/√|J|), so the
-	// most infeasible component, relative to its kind, binds first and
-	// ties are unlikely.
-	s0 := float64(max(len(J), 1))
+	// component (weights 1/S, payoff differences spread/√S, S the crash's
+	// support), so the most infeasible component, relative to its kind,
+	// binds first and ties are unlikely.
+	s0 := float64(max(len(sw.kc)-1, 1))
 	wTyp, pTyp := 1/s0, 0.3*math.Max(w.spread, math.SmallestNonzeroFloat64)/math.Sqrt(s0)
 	keys := zobrist(N+nv, 3)
 	unit := func(t int) float64 { return 1 + 0.1*float64(keys[t]>>11)/(1<<53) }
@@ -187,10 +280,8 @@ func (w *subWork) simplex(b *matB, I, J []int, maxPivots int) (pivots int, ok bo
 			sw.dh[q] = wTyp * unit(N+q) // x_i
 		}
 	}
-	ptol := 1e-11
-	dtol := 1e-11 * math.Max(w.spread, math.SmallestNonzeroFloat64)
 	mu := math.Inf(1)
-	for pivots < maxPivots {
+	for {
 		// The largest μ at which a component is zero.
 		best, r, q := 0.0, -1, -1
 		for p := range N {
@@ -220,7 +311,10 @@ func (w *subWork) simplex(b *matB, I, J []int, maxPivots int) (pivots int, ok bo
 			}
 		}
 		if r < 0 && q < 0 {
-			break // optimal at μ = 0
+			return pivots, true // optimal at μ = 0
+		}
+		if pivots >= maxPivots {
+			return pivots, false
 		}
 		mu = best
 		if q >= 0 {
@@ -241,37 +335,30 @@ func (w *subWork) simplex(b *matB, I, J []int, maxPivots int) (pivots int, ok bo
 			sw.ftran(b, q)
 		}
 		pivots++
-		if !sw.pivot(r, q) {
-			// The inverse drifted: refactor and redo the step.
-			if len(sw.etaR) == 0 || !sw.factor(b) {
-				return pivots, false
-			}
-			sw.values(b)
-			continue
-		}
-		if len(sw.etaR) >= sw.etaMax {
-			if !sw.factor(b) {
-				return pivots, false
-			}
-			sw.values(b)
+		if !sw.exchange(b, r, q) {
+			return pivots, false
 		}
 	}
-	if pivots >= maxPivots {
-		return pivots, false
-	}
-	// The optimal basis: tight rows and the support.
-	w.I, w.J = w.I[:0], w.J[:0]
-	for i := range k {
-		if sw.pos[l+1+i] < 0 {
-			w.I = append(w.I, i)
+}
+
+// exchange makes the pivot (r, q) and refactors when the updates are due
+// or the inverse has drifted; false if the basis cannot be factored.
+func (sw *spxWork) exchange(b *matB, r, q int) bool {
+	if !sw.pivot(r, q) {
+		// The inverse drifted: refactor (the caller redoes the step).
+		if len(sw.etaR) == 0 || !sw.factor(b) {
+			return false
 		}
+		sw.values(b)
+		return true
 	}
-	for j := range l {
-		if sw.pos[j] >= 0 {
-			w.J = append(w.J, j)
+	if len(sw.etaR) >= sw.etaMax {
+		if !sw.factor(b) {
+			return false
 		}
+		sw.values(b)
 	}
-	return pivots, true
+	return true
 }
 
 // column writes the constraint column of variable q into sw.col.
@@ -586,10 +673,10 @@ func (sw *spxWork) ratioDual(mu, tol float64) int {
 // column in alpha and the pivot row in arow: it updates the values and the
 // reduced costs and records the eta of the exchange.
 func (sw *spxWork) pivot(r, q int) bool {
-	ar := sw.alpha[r]
-	if ar == 0 || math.Abs(ar-sw.arow[q]) > 1e-7*(1+math.Abs(ar)) {
-		return false // the inverse has drifted
+	if !sw.pivotOK(r, q) {
+		return false
 	}
+	ar := sw.alpha[r]
 	out := sw.basis[r]
 	tb, th := sw.xb[r]/ar, sw.xh[r]/ar
 	for p, al := range sw.alpha {
@@ -612,6 +699,14 @@ func (sw *spxWork) pivot(r, q int) bool {
 	sw.pos[q] = r
 	sw.pos[out] = -1
 	return true
+}
+
+// pivotOK reports whether the pivot element agrees between the entering
+// column (FTRAN) and the pivot row (BTRAN); if not, the inverse has
+// drifted.
+func (sw *spxWork) pivotOK(r, q int) bool {
+	ar := sw.alpha[r]
+	return ar != 0 && math.Abs(ar-sw.arow[q]) <= 1e-7*(1+math.Abs(ar))
 }
 
 // finish turns the optimal basis left by simplex (its tight rows and
@@ -659,4 +754,116 @@ func (w *subWork) finish(b *matB, x, y []float64, tol float64, best *float64) {
 		y[j] = w.eq.y[t]
 	}
 	try()
+}
+
+// infeasible counts the basic values below −ptol (v, free, excepted) and
+// the nonbasic reduced costs below −dtol.
+func (sw *spxWork) infeasible(l int, ptol, dtol float64) (np, nd int) {
+	for p, q := range sw.basis[:sw.n] {
+		if q != l && sw.xb[p] < -ptol {
+			np++
+		}
+	}
+	for q, d := range sw.db {
+		if sw.pos[q] < 0 && d < -dtol {
+			nd++
+		}
+	}
+	return np, nd
+}
+
+// pureBasis factors the basis of row i0 played purely: y = e_j0 with j0
+// the column's best reply to i0, the row i0 tight and every other row
+// loose. Its duals are x = e_i0, so every reduced cost, B[i0,j] − B[i0,j0]
+// or a weight of x, is nonnegative: the basis is dual feasible. Its kernel
+// [B[i0,j0] −1; 1 0] is never singular.
+func (w *subWork) pureBasis(b *matB, i0 int) {
+	k, l := b.k, b.l
+	sw := &w.spx
+	j0 := 0
+	for j := range l {
+		if b.at(i0, j) < b.at(i0, j0) {
+			j0 = j
+		}
+	}
+	for t := range sw.pos {
+		sw.pos[t] = -1
+	}
+	sw.basis[0], sw.basis[1] = j0, l
+	sw.pos[j0], sw.pos[l] = 0, 1
+	nb := 2
+	for i := range k {
+		if i != i0 {
+			sw.basis[nb] = l + 1 + i
+			sw.pos[l+1+i] = nb
+			nb++
+		}
+	}
+	if !sw.factor(b) {
+		panic("polish: a pure strategy's basis is singular")
+	}
+	sw.values(b)
+}
+
+// dual runs the dual simplex method with dual steepest-edge pricing
+// (Forrest and Goldfarb's exact update of the weights ‖e_pᵀB⁻¹‖², started
+// at 1) from the factored, dual feasible basis for at most maxPivots
+// pivots, and reports the pivots made and whether the basis is optimal.
+// The row that leaves is the most infeasible basic value relative to its
+// weight; Harris's ratio test picks who enters. Each pivot costs one
+// BTRAN, one product with B, and two FTRANs (the entering column and the
+// weights' update).
+func (sw *spxWork) dual(b *matB, maxPivots int, ptol, dtol float64) (pivots int, ok bool) {
+	l := b.l
+	N := sw.n
+	sw.beta = grow(sw.beta, N)
+	sw.tau = grow(sw.tau, N)
+	for p := range sw.beta[:N] {
+		sw.beta[p] = 1
+	}
+	clear(sw.xh[:N])
+	clear(sw.dh)
+	for {
+		r, best := -1, 0.0
+		for p, q := range sw.basis[:N] {
+			if xb := sw.xb[p]; q != l && xb < -ptol {
+				if s := xb * xb / sw.beta[p]; s > best {
+					r, best = p, s
+				}
+			}
+		}
+		if r < 0 {
+			return pivots, true
+		}
+		if pivots >= maxPivots {
+			return pivots, false
+		}
+		sw.pivotRow(b, r)
+		q := sw.ratioDual(0, dtol)
+		if q < 0 {
+			return pivots, false // a game's LP is never infeasible: numerical trouble
+		}
+		sw.ftran(b, q)
+		sw.solve(sw.rho, sw.tau)
+		ar := sw.alpha[r]
+		var br float64
+		for _, v := range sw.rho[:N] {
+			br += v * v
+		}
+		pivots++
+		drifted := !sw.pivotOK(r, q)
+		if !sw.exchange(b, r, q) {
+			return pivots, false
+		}
+		if drifted {
+			continue
+		}
+		for p, al := range sw.alpha {
+			if p != r && al != 0 {
+				t := al / ar
+				sw.beta[p] = math.Max(sw.beta[p]-2*t*sw.tau[p]+t*t*br, 1e-6)
+			}
+		}
+		sw.beta[r] = math.Max(br/(ar*ar), 1e-6)
+	}
 }

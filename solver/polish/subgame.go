@@ -20,17 +20,23 @@ var ErrInexact = errors.New("polish: subgame not solved to tolerance")
 // The first method is a simplex method on the game's LP (minimize v
 // subject to B y ≤ v·1, 1ᵀy = 1, y ≥ 0; its duals are the row player's
 // strategy), warm-started from a crash basis made of the guess's supports:
-// rows I and columns J, |I| = |J|, scored by weight against slack. It is
-// the self-dual parametric simplex method, which starts from any basis,
-// however infeasible on either side, and each pivot exchanges one row or
-// column. The basis is kept as the LU factors of its kernel, the equalizer
-// matrix [B[I,J] −1; 1ᵀ 0] (the loose rows' slacks need no factoring), with
-// product-form updates and a fresh factorization every 100–1000 pivots
-// (more for larger kernels: etaLimit), so a pivot costs two triangular
-// solves of the support's size and one product with B. From a first-order
-// method's point at relative gap 1e-3 it needs about as many pivots as the
-// support has misjudged rows and columns, and from an exact solution with
-// a few rows and columns added, a few pivots.
+// rows I and columns J, |I| = |J|, scored by weight against slack. Each
+// pivot exchanges one row or column. The basis is kept as the LU factors
+// of its kernel, the equalizer matrix [B[I,J] −1; 1ᵀ 0] (the loose rows'
+// slacks need no factoring), with product-form updates and a fresh
+// factorization every 100–1000 pivots (more for larger kernels:
+// etaLimit), so a pivot costs a few triangular solves of the support's
+// size and one product with B. Two pivoting rules share that basis: the
+// self-dual parametric method, which starts from any basis, however
+// infeasible on either side, and needs a few dozen to a few hundred
+// pivots from a crash that is wrong in a few rows and columns (a random
+// game's first-order point at relative gap 1e-3, or an exact solution
+// with rows and columns added); and the dual simplex method with dual
+// steepest-edge pricing, which starts from a dual feasible basis (the
+// crash when it is one, else a pure strategy's) and takes over when the
+// crash is wrong nearly everywhere, as on low-rank games, where the
+// parametric method wanders for thousands of pivots. The crash's measured
+// infeasibilities decide (see simplex).
 //
 // Should the simplex fail (numerical breakdown, or a pivot limit of
 // 10·(k+l)+100), an active-set (primal-dual active set, i.e. semismooth
@@ -149,6 +155,7 @@ func (s *Subgame) solve(x, y []float64) (SubgameResult, error) {
 		maxRounds = 60
 	}
 	w.reset(k, l)
+	w.spx.ran = 0
 	w.spread = hi - lo
 	normalize(x)
 	normalize(y)
@@ -165,7 +172,7 @@ func (s *Subgame) solve(x, y []float64) (SubgameResult, error) {
 		clear(w.inI)
 		w.selectSets(k, l, dot(x, w.r), tol, 1)
 		var ok bool
-		res.Pivots, ok = w.simplex(b, w.I, w.J, 10*(k+l)+100)
+		res.Pivots, ok = w.simplex(b, w.I, w.J, argmax(x), 10*(k+l)+100)
 		if ok {
 			w.finish(b, x, y, tol, &best)
 		}

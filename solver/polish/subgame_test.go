@@ -218,5 +218,91 @@ func TestSubgameSimplexWarm(t *testing.T) {
 	if res.Interior || res.Rounds > 0 || res.Pivots > n {
 		t.Errorf("warm re-solve: %+v, want at most %d pivots of the simplex alone", res, n)
 	}
+
 	checkSubgame(t, a, n, n, x, y, want, 1e-13, 1e-9)
+}
+
+// TestSubgameSimplexPaths checks that the simplex alone (no active set, no
+// interior point) solves games of several families exactly, from no guess
+// and from RM+ points, within a pivot budget, and that between them the
+// cases take both paths from a crash that is not dual feasible: the
+// parametric method alone, and the dual method from the pure basis after
+// the parametric method's budget; and, from the game's own solution
+// disturbed on its supports, the dual method from a dual feasible crash,
+// with no pivot.
+func TestSubgameSimplexPaths(t *testing.T) {
+	type game struct {
+		name string
+		a    []float64
+		k, l int
+		want float64
+	}
+	var games []game
+	for _, seed := range []uint64{21, 22} {
+		games = append(games,
+			game{"uniform", uniformGame(150, 120, seed), 150, 120, math.NaN()},
+			game{"gaussian", gaussianGame(100, 170, seed), 100, 170, math.NaN()},
+			game{"rank one", rank1Game(160, 140, seed), 160, 140, math.NaN()},
+			game{"low rank", lowRankGame(180, 130, 3, 0.05, seed), 180, 130, math.NaN()},
+			game{"low rank, wide", lowRankGame(90, 200, 2, 0.02, seed), 90, 200, math.NaN()},
+		)
+		// Repeated rows and columns leave the value as it was (and make
+		// the reference LP singular).
+		a, k, l := dupGame(100, 90, seed)
+		games = append(games, game{"repeated rows and columns", a, k, l, lpValue(t, gaussianGame(100, 90, seed), 100, 90)})
+	}
+	seen := map[uint8]bool{}
+	var s Subgame
+	for n, g := range games {
+		// The reference LP takes most of the test's time: the second
+		// seed's games are checked by their certified gaps alone.
+		want := g.want
+		if math.IsNaN(want) && n < len(games)/2 {
+			want = lpValue(t, g.a, g.k, g.l)
+		}
+		for _, iters := range []int{0, 30, 300} {
+			x, y := make([]float64, g.k), make([]float64, g.l)
+			if iters > 0 {
+				x, y = rmPlus(g.a, g.k, g.l, iters)
+			}
+			res, err := s.Solve(x, y, g.a, g.k, g.l)
+			if err != nil {
+				t.Fatalf("%s %d×%d from RM+ %d: %v", g.name, g.k, g.l, iters, err)
+			}
+			seen[s.w.spx.ran] = true
+			if budget := 10 * (g.k + g.l); res.Interior || res.Rounds > 0 || res.Pivots > budget {
+				t.Errorf("%s %d×%d from RM+ %d: %+v, want the simplex alone within %d pivots", g.name, g.k, g.l, iters, res, budget)
+			}
+			checkSubgame(t, g.a, g.k, g.l, x, y, want, 1e-13, 1e-9*math.Max(1, math.Abs(want)))
+			if iters == 300 && g.name != "repeated rows and columns" {
+				// Once more from the solution just found, its weights
+				// disturbed by 0.1 % on the same supports: the crash is
+				// an optimal basis (a degenerate game's supports may
+				// differ in size, and then it is not).
+				for i := range x {
+					x[i] *= 1 + 1e-3*float64(i%3-1)
+				}
+				for j := range y {
+					y[j] *= 1 + 1e-3*float64(j%3-1)
+				}
+				res, err = s.Solve(x, y, g.a, g.k, g.l)
+				if err != nil || res.Pivots > 0 || s.w.spx.ran != ranDual {
+					t.Errorf("%s %d×%d from its solution: %+v, %v, methods %b; want the dual method from the crash without a pivot", g.name, g.k, g.l, res, err, s.w.spx.ran)
+				}
+				seen[s.w.spx.ran] = true
+			}
+		}
+	}
+	for _, p := range []struct {
+		ran  uint8
+		name string
+	}{
+		{ranParametric, "parametric method alone"},
+		{ranDual, "dual method from the crash"},
+		{ranParametric | ranPure | ranDual, "dual method from the pure basis"},
+	} {
+		if !seen[p.ran] {
+			t.Errorf("no case took the path of the %s (paths taken: %v)", p.name, seen)
+		}
+	}
 }
