@@ -112,12 +112,14 @@ const (
 // Which one runs is decided from the crash's measured infeasibilities, not
 // from the game's family: a dual feasible crash goes to dual; otherwise
 // parametric runs, with a budget after which dual starts afresh from the
-// pure basis. The budget is short (S/8 + 10 pivots, S = |J|) when the
-// crash has at least S infeasible values and reduced costs (as wrong as
-// it is big: parametric then took 1.0–7× dual's pivots on the low-rank,
-// Toeplitz and duplicated games measured, with one exception finished in
-// 25 pivots, which the short budget keeps), and 6S + 100 otherwise
-// (DESIGN.md, *The crossover's simplex*).
+// pure basis. With S = |J|, the budget is short (S/8 + 10 pivots) when the
+// crash has at least 3S/4 infeasible values and reduced costs: wrong
+// nearly everywhere, it is no better a start than the pure basis, and
+// parametric took 1.5–8 S pivots from such crashes where dual's cold
+// start took 2–3.5 S (one such crash, a block game's third round, was
+// done in 25 pivots, which the short budget keeps). Otherwise the budget
+// is 3S + 100: from crashes with fewer infeasibilities parametric took at
+// most 0.75 S (DESIGN.md, *The crossover's simplex*).
 func (w *subWork) simplex(b *matB, I, J []int, i0 int, maxPivots int) (pivots int, ok bool) {
 	k, l := b.k, b.l
 	sw := &w.spx
@@ -143,8 +145,8 @@ func (w *subWork) simplex(b *matB, I, J []int, i0 int, maxPivots int) (pivots in
 	sw.ran = 0
 	if nd > 0 {
 		sw.ran |= ranParametric
-		budget := 6*S + 100
-		if np+nd >= S {
+		budget := 3*S + 100
+		if 4*(np+nd) >= 3*S {
 			budget = S/8 + 10
 		}
 		pivots, done = w.parametric(b, min(budget, maxPivots), ptol, dtol)
