@@ -148,6 +148,29 @@ func (b *matB) mulT(alpha float64, v, dst []float64) {
 func mulT(a []float64, k, l int, alpha float64, v, dst []float64) {
 	dst = dst[:l]
 	clear(dst)
+	nz := 0
+	for _, vi := range v[:k] {
+		if vi != 0 {
+			nz++
+		}
+	}
+	if 2*nz <= k {
+		// Mostly zero weights (a row of the simplex's basis inverse: the
+		// kernel's rows and a few more): row by row, reading only the
+		// rows that count, which streaming the whole matrix through the
+		// 8-row kernel would read too.
+		for i, vi := range v[:k] {
+			if vi != 0 {
+				axpy(dst, vi, a[i*l:(i+1)*l])
+			}
+		}
+		if alpha != 1 {
+			for j := range dst {
+				dst[j] *= alpha
+			}
+		}
+		return
+	}
 	i := 0
 	for ; i+8 <= k; i += 8 {
 		// v serves as the kernel's 8-entry array in place; alpha is

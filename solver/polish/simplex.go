@@ -4,6 +4,7 @@ import (
 	"math"
 	"runtime/debug"
 
+	"github.com/gpump/gpump/tensorops"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/lapack"
 	"gonum.org/v1/gonum/lapack/gonum"
@@ -109,18 +110,20 @@ const (
 //     needs a dual feasible basis: the crash itself when it is one, else
 //     the pure basis of row i0 (pureBasis), always dual feasible.
 //
-// Which one runs is decided from the crash's measured infeasibilities, not
-// from the game's family: a dual feasible crash goes to dual; otherwise
-// parametric runs, with a budget after which dual starts afresh from the
-// pure basis. With S = |J|, the budget is short (S/8 + 10 pivots) when the
-// crash has at least 3S/4 infeasible values and reduced costs: wrong
-// nearly everywhere, it is no better a start than the pure basis, and
-// parametric took 1.5–8 S pivots from such crashes where dual's cold
-// start took 2–3.5 S (one such crash, a block game's third round, was
-// done in 25 pivots, which the short budget keeps). Otherwise the budget
-// is 3S + 100: from crashes with fewer infeasibilities parametric took at
-// most 0.75 S (DESIGN.md, *The crossover's simplex*).
-func (w *subWork) simplex(b *matB, I, J []int, i0 int, maxPivots int) (pivots int, ok bool) {
+// Which one runs is decided from the guess and the crash's measured
+// infeasibilities, not from the game's family: a dual feasible crash goes
+// to dual; otherwise parametric runs, with a budget after which dual
+// starts afresh from the pure basis. With S = |J|, the budget is short
+// (S/8 + 10 pivots) when the guess is not warm (an exact solution of a
+// smaller game, as in Polish's later rounds: its supports' payoffs are
+// level) and the crash has at least 3S/4 infeasible values and reduced
+// costs: wrong nearly everywhere, it is no better a start than the pure
+// basis, and parametric took 1.5–8 S pivots from such crashes where
+// dual's cold start took 2–3.5 S. Otherwise the budget is 3S + 100: from
+// cold crashes with fewer infeasibilities parametric took at most 0.75 S,
+// and from warm ones, however infeasible, a few dozen to a few hundred
+// pivots (DESIGN.md, *The crossover's simplex*).
+func (w *subWork) simplex(b *matB, I, J []int, i0 int, warm bool, maxPivots int) (pivots int, ok bool) {
 	k, l := b.k, b.l
 	sw := &w.spx
 	N := k + 1
@@ -146,7 +149,7 @@ func (w *subWork) simplex(b *matB, I, J []int, i0 int, maxPivots int) (pivots in
 	if nd > 0 {
 		sw.ran |= ranParametric
 		budget := 3*S + 100
-		if 4*(np+nd) >= 3*S {
+		if !warm && 4*(np+nd) >= 3*S {
 			budget = S/8 + 10
 		}
 		pivots, done = w.parametric(b, min(budget, maxPivots), ptol, dtol)
@@ -505,8 +508,16 @@ func (sw *spxWork) solve(b, out []float64) {
 	for c, p := range sw.kc {
 		out[p] = z[c]
 	}
-	for r, p := range sw.lc {
-		out[p] = b[sw.lr[r]] - dot(sw.cm[r*S:(r+1)*S], z)
+	// The loose rows: b − C z, 8 rows of C a pass over z.
+	r, nl := 0, len(sw.lc)
+	for ; r+8 <= nl; r += 8 {
+		tensorops.DotRows8(sw.cm[r*S:], S, S, z, &sw.k8)
+		for t, d := range sw.k8 {
+			out[sw.lc[r+t]] = b[sw.lr[r+t]] - d
+		}
+	}
+	for ; r < nl; r++ {
+		out[sw.lc[r]] = b[sw.lr[r]] - dot(sw.cm[r*S:(r+1)*S], z)
 	}
 	N := sw.n
 	for e, r := range sw.etaR {

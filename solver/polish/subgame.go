@@ -169,10 +169,15 @@ func (s *Subgame) solve(x, y []float64) (SubgameResult, error) {
 		copy(w.xr, x)
 		copy(w.yr, y)
 		b.mulBoth(x, y, w.r, w.c)
+		// A guess whose supports' payoffs are level is an exact solution
+		// of a smaller game (Polish's later rounds): a warm start, even
+		// when the rows and columns added since make its crash look wrong.
+		eps := 1e-9 * w.spread
+		warm := level(x, w.r, eps) && level(y, w.c, eps)
 		clear(w.inI)
 		w.selectSets(k, l, dot(x, w.r), tol, 1)
 		var ok bool
-		res.Pivots, ok = w.simplex(b, w.I, w.J, argmax(x), 10*(k+l)+100)
+		res.Pivots, ok = w.simplex(b, w.I, w.J, argmax(x), warm, 10*(k+l)+100)
 		if ok {
 			w.finish(b, x, y, tol, &best)
 		}
@@ -231,6 +236,21 @@ func (s *Subgame) solve(x, y []float64) (SubgameResult, error) {
 		return res, fmt.Errorf("%w: gap %.3g of max|B| (tolerance %.3g)", ErrInexact, res.Gap/math.Max(scale, math.SmallestNonzeroFloat64), tol/math.Max(scale, math.SmallestNonzeroFloat64))
 	}
 	return res, nil
+}
+
+// level reports whether the payoffs pay on the support of the strategy s
+// lie within eps of each other. Weights below 1e-12 of the largest are
+// not the support: an exact solve's rounding leaves such weights, around
+// 1e-17, on rows that are not tight.
+func level(s, pay []float64, eps float64) bool {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	floor := 1e-12 * slices.Max(s)
+	for i, v := range s {
+		if v > floor {
+			lo, hi = math.Min(lo, pay[i]), math.Max(hi, pay[i])
+		}
+	}
+	return hi-lo <= eps
 }
 
 // reset sizes the work space for a k×l game, reusing its memory.
