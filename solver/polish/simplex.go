@@ -157,8 +157,10 @@ func (w *subWork) simplex(b *matB, I, J []int, i0 int, warm bool, maxPivots int)
 			if pivots >= maxPivots {
 				return pivots, false
 			}
-			w.pureBasis(b, i0)
 			sw.ran |= ranPure
+			if !w.pureBasis(b, i0) {
+				return pivots, false
+			}
 		}
 	}
 	if !done {
@@ -789,8 +791,10 @@ func (sw *spxWork) infeasible(l int, ptol, dtol float64) (np, nd int) {
 // the column's best reply to i0, the row i0 tight and every other row
 // loose. Its duals are x = e_i0, so every reduced cost, B[i0,j] − B[i0,j0]
 // or a weight of x, is nonnegative: the basis is dual feasible. Its kernel
-// [B[i0,j0] −1; 1 0] is never singular.
-func (w *subWork) pureBasis(b *matB, i0 int) {
+// [B[i0,j0] −1; 1 0] is never singular, but its condition grows as
+// B[i0,j0]², so the factorization's check may refuse it: pureBasis then
+// returns false.
+func (w *subWork) pureBasis(b *matB, i0 int) bool {
 	k, l := b.k, b.l
 	sw := &w.spx
 	j0 := 0
@@ -813,9 +817,10 @@ func (w *subWork) pureBasis(b *matB, i0 int) {
 		}
 	}
 	if !sw.factor(b) {
-		panic("polish: a pure strategy's basis is singular")
+		return false
 	}
 	sw.values(b)
+	return true
 }
 
 // dual runs the dual simplex method with dual steepest-edge pricing

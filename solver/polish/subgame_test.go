@@ -306,3 +306,27 @@ func TestSubgameSimplexPaths(t *testing.T) {
 		}
 	}
 }
+
+// TestSubgameScales solves a low-rank game, whose crossover takes the dual
+// method from a pure strategy's basis, scaled by 1e-8 to 1e8 and shifted
+// far from zero: the pure basis's kernel [B[i0,j0] −1; 1 0] grows
+// ill-conditioned with |B[i0,j0]|, and the solve must still end exact,
+// by the dual method or by a fallback.
+func TestSubgameScales(t *testing.T) {
+	const k, l = 120, 90
+	base := lowRankGame(k, l, 3, 0.05, 31)
+	var s Subgame
+	for _, c := range []struct{ scale, shift float64 }{{1e-8, 0}, {1, 0}, {1e8, 0}, {1, 1e7}, {1e-3, -50}} {
+		a := make([]float64, len(base))
+		for i, v := range base {
+			a[i] = c.scale*v + c.shift
+		}
+		x, y := make([]float64, k), make([]float64, l)
+		res, err := s.Solve(x, y, a, k, l)
+		if err != nil {
+			t.Fatalf("scale %g, shift %g: %v", c.scale, c.shift, err)
+		}
+		t.Logf("scale %g, shift %g: %d pivots, methods %03b, interior %v", c.scale, c.shift, res.Pivots, s.w.spx.ran, res.Interior)
+		checkSubgame(t, a, k, l, x, y, math.NaN(), 1e-13, 0)
+	}
+}
