@@ -71,6 +71,10 @@ func (c copied) Lend() {}
 func TestPolishInPlace(t *testing.T) {
 	defer func(m, s int) { lendMin, lendShare = m, s }(lendMin, lendShare)
 	lendMin, lendShare = 0, 1<<30
+	// A copied subgame with more rows than columns would be solved
+	// transposed, with another LP and other allocations than lent.
+	defer func(t bool) { transposeTall = t }(transposeTall)
+	transposeTall = false
 	for _, c := range []struct {
 		name string
 		gen  func(m, n int, seed uint64) []float64

@@ -330,3 +330,53 @@ func TestSubgameScales(t *testing.T) {
 		checkSubgame(t, a, k, l, x, y, math.NaN(), 1e-13, 0)
 	}
 }
+
+// TestSubgameTransposed solves tall games as they are and transposed: the
+// same value, brackets that hold it, and supports counted on the right
+// players.
+func TestSubgameTransposed(t *testing.T) {
+	defer func(t bool) { transposeTall = t }(transposeTall)
+	for _, c := range []struct {
+		name string
+		a    []float64
+		k, l int
+	}{
+		{"uniform", uniformGame(90, 40, 41), 90, 40},
+		{"low rank", lowRankGame(140, 70, 3, 0.05, 42), 140, 70},
+		{"rank one", rank1Game(80, 59, 43), 80, 59},
+	} {
+		var res [2]SubgameResult
+		var xs, ys [2][]float64
+		for v, tr := range []bool{false, true} {
+			transposeTall = tr
+			x, y := make([]float64, c.k), make([]float64, c.l)
+			var s Subgame
+			r, err := s.Solve(x, y, c.a, c.k, c.l)
+			if err != nil {
+				t.Fatalf("%s, transposed %v: %v", c.name, tr, err)
+			}
+			checkSubgame(t, c.a, c.k, c.l, x, y, math.NaN(), 1e-13, 0)
+			lo, hi := gameGap(c.a, c.k, c.l, x, y)
+			if math.Abs(r.Lower-lo) > 1e-13 || math.Abs(r.Upper-hi) > 1e-13 || r.Value < lo-1e-13 || r.Value > hi+1e-13 {
+				t.Errorf("%s, transposed %v: reported [%.17g, %.17g] value %.17g, recomputed [%.17g, %.17g]", c.name, tr, r.Lower, r.Upper, r.Value, lo, hi)
+			}
+			if r.Rows != countPositive(x) || r.Cols != countPositive(y) {
+				t.Errorf("%s, transposed %v: supports %d×%d reported, %d×%d in the strategies", c.name, tr, r.Rows, r.Cols, countPositive(x), countPositive(y))
+			}
+			res[v], xs[v], ys[v] = r, x, y
+		}
+		if math.Abs(res[0].Value-res[1].Value) > 1e-12 {
+			t.Errorf("%s: value %.17g as it is, %.17g transposed", c.name, res[0].Value, res[1].Value)
+		}
+	}
+}
+
+func countPositive(s []float64) int {
+	n := 0
+	for _, v := range s {
+		if v > 0 {
+			n++
+		}
+	}
+	return n
+}
