@@ -267,19 +267,29 @@ func (s *Subgame) solve(x, y []float64) (SubgameResult, error) {
 	return res, nil
 }
 
-// level reports whether the payoffs pay on the support of the strategy s
-// lie within eps of each other. Weights below 1e-12 of the largest are
-// not the support: an exact solve's rounding leaves such weights, around
-// 1e-17, on rows that are not tight.
+// level reports whether the payoffs pay are level on the support of the
+// strategy s (normalized): whether the weighted distance of the support's
+// payoffs from their largest, or else from their smallest, is at most eps.
+// An exact solution of a smaller game is level to rounding: its support's
+// payoffs are the game's value, but for weights of rounding size (up to
+// 1e-12 of the largest, measured) on rows or columns that are not tight,
+// which weigh nothing here. A first-order point's support is spread over
+// about its gap.
 func level(s, pay []float64, eps float64) bool {
 	lo, hi := math.Inf(1), math.Inf(-1)
-	floor := 1e-12 * slices.Max(s)
 	for i, v := range s {
-		if v > floor {
+		if v > 0 {
 			lo, hi = math.Min(lo, pay[i]), math.Max(hi, pay[i])
 		}
 	}
-	return hi-lo <= eps
+	var below, above float64
+	for i, v := range s {
+		if v > 0 {
+			below += v * (hi - pay[i])
+			above += v * (pay[i] - lo)
+		}
+	}
+	return math.Min(below, above) <= eps
 }
 
 // reset sizes the work space for a k×l game, reusing its memory.
