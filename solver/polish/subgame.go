@@ -111,45 +111,91 @@ type subWork struct {
 
 // Solve computes an equilibrium of the k×l game a (row-major, float64). x
 // (length k) and y (length l) hold on entry a starting guess (all zeros for
-// none; negative entries count as zero) and on return the equilibrium
-// strategies. The error wraps ErrInexact if the pair returned is not exact
-// to s.Tol. A game with over 5/4 as many rows as columns is solved as its
-// transposed game −aᵀ, copied into the Subgame's work space: the simplex's
-// LP then has the fewer constraints.
+// none; negative and non-finite entries count as zero) and on return the
+// equilibrium strategies. The error wraps ErrInexact if the pair returned
+// is not exact to s.Tol. A game with over 5/4 as many rows as columns is
+// solved as its transposed game −aᵀ, and a game whose largest entry is
+// outside [2⁻⁶, 2⁶] in magnitude is scaled by a power of two (exactly),
+// both in a copy in the Subgame's work space: the simplex's LP then has
+// the fewer constraints, and its tolerances meet entries of about 1.
 func (s *Subgame) Solve(x, y, a []float64, k, l int) (SubgameResult, error) {
 	if k < 1 || l < 1 || len(a) != k*l || len(x) != k || len(y) != l {
 		return SubgameResult{}, fmt.Errorf("polish: subgame of %d×%d with %d entries and strategies of length %d, %d", k, l, len(a), len(x), len(y))
 	}
-	if 4*k > 5*l && transposeTall {
-		// The LP has a constraint per row: solve the transposed game
-		// −aᵀ, whose row player is a's column player, with l+1. On a
-		// rank-3 900×600 game's cold crossover that took 0.40 s against
-		// 0.47 s, and 0.59 s against 0.97 s for a 600×1500 one's
-		// transposed the other way; on games within a quarter of square
-		// the gain is lost in the copy and the noise (DESIGN.md, *The
-		// crossover's simplex*).
+	mx := 0.0
+	for _, v := range a {
+		mx = math.Max(mx, math.Abs(v)) // NaN is left to scan's error
+	}
+	f := unitFactor(mx)
+	// The LP has a constraint per row: a tall game is solved as the
+	// transposed game −aᵀ, whose row player is a's column player, with
+	// l+1. On a rank-3 900×600 game's cold crossover that took 0.40 s
+	// against 0.47 s, and 0.59 s against 0.97 s for a 600×1500 one's
+	// transposed the other way; on games within a quarter of square the
+	// gain is lost in the copy and the noise (DESIGN.md, *The crossover's
+	// simplex*).
+	tall := 4*k > 5*l && transposeTall
+	switch {
+	case tall:
 		growLarge(&s.at, k*l)
 		for i := range k {
 			for j, v := range a[i*l : (i+1)*l] {
-				s.at[j*k+i] = -v
+				s.at[j*k+i] = -f * v
 			}
 		}
 		s.w.b.dense(s.at[:k*l], l, k)
-		defer s.w.b.release()
-		res, err := s.solve(y, x)
-		res.Value = -res.Value
-		res.Lower, res.Upper = -res.Upper, -res.Lower
-		res.Rows, res.Cols = res.Cols, res.Rows
-		return res, err
+	case f != 1:
+		growLarge(&s.at, k*l)
+		for i, v := range a {
+			s.at[i] = f * v
+		}
+		s.w.b.dense(s.at[:k*l], k, l)
+	default:
+		s.w.b.dense(a, k, l)
 	}
-	s.w.b.dense(a, k, l)
 	defer s.w.b.release()
-	return s.solve(x, y)
+	if !tall {
+		res, err := s.solve(x, y)
+		return res.unscaled(f), err
+	}
+	res, err := s.solve(y, x)
+	res.Value = -res.Value
+	res.Lower, res.Upper = -res.Upper, -res.Lower
+	res.Rows, res.Cols = res.Cols, res.Rows
+	return res.unscaled(f), err
+}
+
+// unitFactor returns the power of two by which a matrix whose largest
+// entry is mx in magnitude is scaled for a solve: 1 for mx in [2⁻⁶, 2⁶]
+// (or zero, or not finite), else the one that brings mx into [1/2, 1),
+// within the exponents a float64 can hold. The simplex's tolerances are
+// absolute on the weights and the slacks alike, and its kernel
+// [B −1; 1ᵀ 0] mixes the entries with ±1: a low-rank game scaled by 1e8
+// or 1e-8 ended inexact, by way of the active set and the interior point.
+func unitFactor(mx float64) float64 {
+	if mx == 0 || math.IsInf(mx, 0) || math.IsNaN(mx) || (mx >= 1.0/64 && mx <= 64) {
+		return 1
+	}
+	_, e := math.Frexp(mx)
+	return math.Ldexp(1, min(max(-e, -1022), 1023))
+}
+
+// unscaled returns the result of a solve on the matrix scaled by f in the
+// matrix's own units (exactly: f is a power of two).
+func (r SubgameResult) unscaled(f float64) SubgameResult {
+	if f != 1 {
+		r.Value /= f
+		r.Lower /= f
+		r.Upper /= f
+		r.Gap /= f
+	}
+	return r
 }
 
 // SolveIn is Solve on the submatrix a[rows, cols] of a lent matrix, read in
 // place: no copy of the subgame is made, and every product with it reads
-// the full width of its rows (see Lender).
+// the full width of its rows (see Lender). A tall subgame is not
+// transposed; a badly scaled one is scaled through a.Scale.
 func (s *Subgame) SolveIn(x, y []float64, a Matrix, rows, cols []int) (SubgameResult, error) {
 	k, l := len(rows), len(cols)
 	if k < 1 || l < 1 || len(x) != k || len(y) != l || a.N < 1 || a.Stride < a.N || len(a.Data) < a.N ||
@@ -161,7 +207,17 @@ func (s *Subgame) SolveIn(x, y []float64, a Matrix, rows, cols []int) (SubgameRe
 	}
 	s.w.b.inPlace(a, rows, cols)
 	defer s.w.b.release()
-	return s.solve(x, y)
+	// A badly scaled matrix is scaled as Solve scales its copy, here
+	// through the lent matrix's own scale: no copy.
+	f := 1.0
+	if scale, _, _, err := s.w.b.scan(); err == nil {
+		if f = unitFactor(scale); f != 1 {
+			a.Scale *= f
+			s.w.b.inPlace(a, rows, cols)
+		}
+	}
+	res, err := s.solve(x, y)
+	return res.unscaled(f), err
 }
 
 // solve is Solve on the matrix in s.w.b.
@@ -192,7 +248,7 @@ func (s *Subgame) solve(x, y []float64) (SubgameResult, error) {
 	copy(w.by, y)
 	best := w.check(b, x, y)
 	res.Gap = best
-	if best > tol {
+	if !(best <= tol) {
 		// The crash basis: the guess's supports, scored as the active set
 		// scores its first proposal.
 		copy(w.xr, x)
@@ -261,7 +317,7 @@ func (s *Subgame) solve(x, y []float64) (SubgameResult, error) {
 			res.Cols++
 		}
 	}
-	if res.Gap > tol {
+	if !(res.Gap <= tol) {
 		return res, fmt.Errorf("%w: gap %.3g of max|B| (tolerance %.3g)", ErrInexact, res.Gap/math.Max(scale, math.SmallestNonzeroFloat64), tol/math.Max(scale, math.SmallestNonzeroFloat64))
 	}
 	return res, nil

@@ -307,28 +307,97 @@ func TestSubgameSimplexPaths(t *testing.T) {
 	}
 }
 
-// TestSubgameScales solves a low-rank game, whose crossover takes the dual
-// method from a pure strategy's basis, scaled by 1e-8 to 1e8 and shifted
-// far from zero: the pure basis's kernel [B[i0,j0] −1; 1 0] grows
-// ill-conditioned with |B[i0,j0]|, and the solve must still end exact,
-// by the dual method or by a fallback.
+// TestSubgameScales solves games scaled by 1e-14 to 1e14 (and one shifted
+// far from zero), copied (Solve) and in place (SolveIn): every solve must
+// end exact. Before the power-of-two scaling, a low-rank game scaled by
+// 1e8 or 1e-8 ended inexact, and uniform games at 1e-12 too: the simplex's
+// tolerances are absolute, and its kernel [B −1; 1ᵀ 0] mixes B with ±1.
 func TestSubgameScales(t *testing.T) {
-	const k, l = 120, 90
-	base := lowRankGame(k, l, 3, 0.05, 31)
-	var s Subgame
-	for _, c := range []struct{ scale, shift float64 }{{1e-8, 0}, {1, 0}, {1e8, 0}, {1, 1e7}, {1e-3, -50}} {
-		a := make([]float64, len(base))
-		for i, v := range base {
-			a[i] = c.scale*v + c.shift
-		}
-		x, y := make([]float64, k), make([]float64, l)
-		res, err := s.Solve(x, y, a, k, l)
-		if err != nil {
-			t.Fatalf("scale %g, shift %g: %v", c.scale, c.shift, err)
-		}
-		t.Logf("scale %g, shift %g: %d pivots, methods %03b, interior %v", c.scale, c.shift, res.Pivots, s.w.spx.ran, res.Interior)
-		checkSubgame(t, a, k, l, x, y, math.NaN(), 1e-13, 0)
+	type game struct {
+		name string
+		a    []float64
+		k, l int
 	}
+	var games []game
+	for _, seed := range []uint64{31, 32} {
+		games = append(games,
+			game{"uniform", uniformGame(80, 70, seed), 80, 70},
+			game{"low rank", lowRankGame(90, 80, 3, 0.05, seed), 90, 80},
+			game{"low rank, tall", lowRankGame(120, 60, 2, 0.05, seed), 120, 60},
+		)
+	}
+	var s Subgame
+	for _, g := range games {
+		for _, c := range []struct{ scale, shift float64 }{
+			{1e-14, 0}, {1e-8, 0}, {1e-3, -50}, {1, 0}, {1e3, 0}, {1e8, 0}, {1e14, 0}, {1e300, 0}, {1, 1e7},
+		} {
+			a := make([]float64, len(g.a))
+			for i, v := range g.a {
+				a[i] = c.scale*v + c.shift
+			}
+			for _, inPlace := range []bool{false, true} {
+				x, y := make([]float64, g.k), make([]float64, g.l)
+				var res SubgameResult
+				var err error
+				if inPlace {
+					rows, cols := make([]int, g.k), make([]int, g.l)
+					for i := range rows {
+						rows[i] = i
+					}
+					for j := range cols {
+						cols[j] = j
+					}
+					res, err = s.SolveIn(x, y, Matrix{Data: a, N: g.l, Stride: g.l, Scale: 1}, rows, cols)
+				} else {
+					res, err = s.Solve(x, y, a, g.k, g.l)
+				}
+				if err != nil {
+					t.Errorf("%s %d×%d scaled by %g, shifted by %g, in place %v: %v", g.name, g.k, g.l, c.scale, c.shift, inPlace, err)
+					continue
+				}
+				checkSubgame(t, a, g.k, g.l, x, y, math.NaN(), 1e-13, 0)
+				lo, hi := gameGap(a, g.k, g.l, x, y)
+				if d := math.Max(math.Abs(res.Lower-lo), math.Abs(res.Upper-hi)); d > 1e-12*math.Max(c.scale, math.Abs(c.shift)) {
+					t.Errorf("%s scaled by %g, in place %v: reported [%g, %g], recomputed [%g, %g]", g.name, c.scale, inPlace, res.Lower, res.Upper, lo, hi)
+				}
+			}
+		}
+	}
+}
+
+// TestSubgameWildGuesses starts from guesses whose sums overflow or that
+// hold infinities and NaNs: they count as their finite part (or uniform),
+// never as a pair returned without error that is not a distribution.
+func TestSubgameWildGuesses(t *testing.T) {
+	a := []float64{-1, -2, -3, -1} // value −5/3
+	for _, c := range []struct {
+		name string
+		x, y []float64
+	}{
+		{"overflowing sum", []float64{1e308, 1e308}, []float64{1, 0}},
+		{"infinite weight", []float64{math.Inf(1), 0}, []float64{0, 1}},
+		{"NaN weight", []float64{math.NaN(), 1}, []float64{math.NaN(), math.Inf(1)}},
+		{"negative infinity", []float64{math.Inf(-1), 2}, []float64{1, 1}},
+	} {
+		var s Subgame
+		res, err := s.Solve(c.x, c.y, a, 2, 2)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		checkSubgame(t, a, 2, 2, c.x, c.y, -5.0/3, 1e-13, 1e-12)
+		if !(res.Gap >= 0 && res.Gap <= 1e-13*3) {
+			t.Errorf("%s: gap %v", c.name, res.Gap)
+		}
+	}
+	// The same guesses on a tall game, solved transposed.
+	tall := []float64{-1, -2, -3, -1, -2, -2} // 3×2
+	var s Subgame
+	x, y := []float64{0, 1, 1}, []float64{1e308, 1e308}
+	if _, err := s.Solve(x, y, tall, 3, 2); err != nil {
+		t.Fatal(err)
+	}
+	checkSubgame(t, tall, 3, 2, x, y, lpValue(t, tall, 3, 2), 1e-13, 1e-12)
 }
 
 // TestSubgameTransposed solves tall games as they are and transposed: the

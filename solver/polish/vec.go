@@ -1,8 +1,10 @@
 package polish
 
 import (
+	"math"
 	"runtime"
 	"runtime/debug"
+	"slices"
 
 	"github.com/gpump/gpump/tensorops"
 )
@@ -42,12 +44,13 @@ func dot(a, b []float64) float64 { return tensorops.Dot(a, b) }
 // axpy adds alpha·x to dst.
 func axpy(dst []float64, alpha float64, x []float64) { tensorops.Axpy(dst, alpha, x) }
 
-// normalize clips negative entries to zero and scales x to sum 1; an x
-// without positive entries becomes uniform.
+// normalize clips negative and non-finite entries to zero and scales x
+// to sum 1; an x without positive entries becomes uniform. Entries whose
+// sum overflows are first divided by the largest.
 func normalize(x []float64) {
 	s := 0.0
 	for i, v := range x {
-		if !(v > 0) {
+		if !(v > 0) || math.IsInf(v, 1) {
 			x[i] = 0
 		}
 		s += x[i]
@@ -57,6 +60,14 @@ func normalize(x []float64) {
 			x[i] = 1 / float64(len(x))
 		}
 		return
+	}
+	if math.IsInf(s, 1) {
+		m := slices.Max(x)
+		s = 0
+		for i := range x {
+			x[i] /= m
+			s += x[i]
+		}
 	}
 	for i := range x {
 		x[i] /= s
