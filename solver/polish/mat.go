@@ -76,6 +76,18 @@ func (b *matB) at(i, j int) float64 {
 	return b.src.Scale * b.src.Data[b.rows[i]*b.src.Stride+b.cols[j]]
 }
 
+// bounds are a matrix's largest magnitude, smallest and largest entry.
+type bounds struct{ scale, lo, hi float64 }
+
+// times returns the bounds of the matrix scaled by f > 0.
+func (bd bounds) times(f float64) bounds { return bounds{f * bd.scale, f * bd.lo, f * bd.hi} }
+
+// bounds checks that every entry is finite and returns b's bounds.
+func (b *matB) bounds() (bounds, error) {
+	scale, lo, hi, err := b.scan()
+	return bounds{scale, lo, hi}, err
+}
+
 // scan checks that every entry is finite and returns the largest
 // magnitude, the smallest and the largest entry.
 func (b *matB) scan() (scale, lo, hi float64, err error) {

@@ -145,7 +145,6 @@ func (w *subWork) simplex(b *matB, I, J []int, i0 int, warm bool, maxPivots int)
 	np, nd := sw.infeasible(l, ptol, dtol)
 	S := len(J)
 	done := false
-	sw.ran = 0
 	if nd > 0 {
 		sw.ran |= ranParametric
 		budget := 3*S + 100
@@ -229,20 +228,33 @@ func (w *subWork) crash(b *matB, I, J []int) bool {
 				i0 = i
 			}
 		}
-		for t := range sw.pos {
-			sw.pos[t] = -1
+		return sw.pure(b, i0, j0)
+	}
+	sw.values(b)
+	return true
+}
+
+// pure makes and factors the basis of the pure pair (i0, j0): y_j0, v and
+// the slacks of every row but i0. It returns false if the factorization
+// refuses its kernel [B[i0,j0] −1; 1 0], whose condition grows as
+// B[i0,j0]².
+func (sw *spxWork) pure(b *matB, i0, j0 int) bool {
+	k, l := b.k, b.l
+	for t := range sw.pos {
+		sw.pos[t] = -1
+	}
+	sw.basis[0], sw.basis[1] = j0, l
+	sw.pos[j0], sw.pos[l] = 0, 1
+	nb := 2
+	for i := range k {
+		if i != i0 {
+			sw.basis[nb] = l + 1 + i
+			sw.pos[l+1+i] = nb
+			nb++
 		}
-		nb = 0
-		setBasic(j0)
-		setBasic(l)
-		for i := range k {
-			if i != i0 {
-				setBasic(l + 1 + i)
-			}
-		}
-		if !sw.factor(b) {
-			return false
-		}
+	}
+	if !sw.factor(b) {
+		return false
 	}
 	sw.values(b)
 	return true
@@ -790,37 +802,16 @@ func (sw *spxWork) infeasible(l int, ptol, dtol float64) (np, nd int) {
 // pureBasis factors the basis of row i0 played purely: y = e_j0 with j0
 // the column's best reply to i0, the row i0 tight and every other row
 // loose. Its duals are x = e_i0, so every reduced cost, B[i0,j] − B[i0,j0]
-// or a weight of x, is nonnegative: the basis is dual feasible. Its kernel
-// [B[i0,j0] −1; 1 0] is never singular, but its condition grows as
-// B[i0,j0]², so the factorization's check may refuse it: pureBasis then
-// returns false.
+// or a weight of x, is nonnegative: the basis is dual feasible. It returns
+// false where the factorization refuses the basis (see pure).
 func (w *subWork) pureBasis(b *matB, i0 int) bool {
-	k, l := b.k, b.l
-	sw := &w.spx
 	j0 := 0
-	for j := range l {
+	for j := range b.l {
 		if b.at(i0, j) < b.at(i0, j0) {
 			j0 = j
 		}
 	}
-	for t := range sw.pos {
-		sw.pos[t] = -1
-	}
-	sw.basis[0], sw.basis[1] = j0, l
-	sw.pos[j0], sw.pos[l] = 0, 1
-	nb := 2
-	for i := range k {
-		if i != i0 {
-			sw.basis[nb] = l + 1 + i
-			sw.pos[l+1+i] = nb
-			nb++
-		}
-	}
-	if !sw.factor(b) {
-		return false
-	}
-	sw.values(b)
-	return true
+	return w.spx.pure(b, i0, j0)
 }
 
 // dual runs the dual simplex method with dual steepest-edge pricing

@@ -122,11 +122,14 @@ func (s *Subgame) Solve(x, y, a []float64, k, l int) (SubgameResult, error) {
 	if k < 1 || l < 1 || len(a) != k*l || len(x) != k || len(y) != l {
 		return SubgameResult{}, fmt.Errorf("polish: subgame of %d×%d with %d entries and strategies of length %d, %d", k, l, len(a), len(x), len(y))
 	}
-	mx := 0.0
-	for _, v := range a {
-		mx = math.Max(mx, math.Abs(v)) // NaN is left to scan's error
+	b := &s.w.b
+	b.dense(a, k, l)
+	defer b.release()
+	bd, err := b.bounds()
+	if err != nil {
+		return SubgameResult{}, err
 	}
-	f := unitFactor(mx)
+	f := unitFactor(bd.scale)
 	// The LP has a constraint per row: a tall game is solved as the
 	// transposed game −aᵀ, whose row player is a's column player, with
 	// l+1. On a rank-3 900×600 game's cold crossover that took 0.40 s
@@ -143,22 +146,21 @@ func (s *Subgame) Solve(x, y, a []float64, k, l int) (SubgameResult, error) {
 				s.at[j*k+i] = -f * v
 			}
 		}
-		s.w.b.dense(s.at[:k*l], l, k)
+		b.dense(s.at[:k*l], l, k)
+		bd = bounds{f * bd.scale, -f * bd.hi, -f * bd.lo}
 	case f != 1:
 		growLarge(&s.at, k*l)
 		for i, v := range a {
 			s.at[i] = f * v
 		}
-		s.w.b.dense(s.at[:k*l], k, l)
-	default:
-		s.w.b.dense(a, k, l)
+		b.dense(s.at[:k*l], k, l)
+		bd = bd.times(f)
 	}
-	defer s.w.b.release()
 	if !tall {
-		res, err := s.solve(x, y)
+		res, err := s.solve(x, y, bd)
 		return res.unscaled(f), err
 	}
-	res, err := s.solve(y, x)
+	res, err := s.solve(y, x, bd)
 	res.Value = -res.Value
 	res.Lower, res.Upper = -res.Upper, -res.Lower
 	res.Rows, res.Cols = res.Cols, res.Rows
@@ -205,31 +207,32 @@ func (s *Subgame) SolveIn(x, y []float64, a Matrix, rows, cols []int) (SubgameRe
 		slices.Min(cols) < 0 || slices.Max(cols) >= a.N {
 		return SubgameResult{}, fmt.Errorf("polish: subgame of %d×%d of a lent %d-column matrix (stride %d, %d entries) with strategies of length %d, %d", k, l, a.N, a.Stride, len(a.Data), len(x), len(y))
 	}
-	s.w.b.inPlace(a, rows, cols)
-	defer s.w.b.release()
+	b := &s.w.b
+	b.inPlace(a, rows, cols)
+	defer b.release()
+	bd, err := b.bounds()
+	if err != nil {
+		return SubgameResult{}, err
+	}
 	// A badly scaled matrix is scaled as Solve scales its copy, here
 	// through the lent matrix's own scale: no copy.
-	f := 1.0
-	if scale, _, _, err := s.w.b.scan(); err == nil {
-		if f = unitFactor(scale); f != 1 {
-			a.Scale *= f
-			s.w.b.inPlace(a, rows, cols)
-		}
+	f := unitFactor(bd.scale)
+	if f != 1 {
+		a.Scale *= f
+		b.inPlace(a, rows, cols)
+		bd = bd.times(f)
 	}
-	res, err := s.solve(x, y)
+	res, err := s.solve(x, y, bd)
 	return res.unscaled(f), err
 }
 
-// solve is Solve on the matrix in s.w.b.
-func (s *Subgame) solve(x, y []float64) (SubgameResult, error) {
+// solve is Solve on the matrix in s.w.b, whose bounds are bd.
+func (s *Subgame) solve(x, y []float64, bd bounds) (SubgameResult, error) {
 	var res SubgameResult
 	w := &s.w
 	b := &w.b
 	k, l := b.k, b.l
-	scale, lo, hi, err := b.scan()
-	if err != nil {
-		return res, err
-	}
+	scale := bd.scale
 	tol := s.Tol
 	if tol <= 0 {
 		tol = 1e-13
@@ -241,7 +244,7 @@ func (s *Subgame) solve(x, y []float64) (SubgameResult, error) {
 	}
 	w.reset(k, l)
 	w.spx.ran = 0
-	w.spread = hi - lo
+	w.spread = bd.hi - bd.lo
 	normalize(x)
 	normalize(y)
 	copy(w.bx, x)
@@ -307,16 +310,7 @@ func (s *Subgame) solve(x, y []float64) (SubgameResult, error) {
 	res.Gap = w.check(b, x, y)
 	res.Upper, res.Lower = slices.Max(w.r), slices.Min(w.c)
 	res.Value = blas64.Dot(blas64.Vector{N: k, Inc: 1, Data: x}, blas64.Vector{N: k, Inc: 1, Data: w.r})
-	for _, v := range x {
-		if v > 0 {
-			res.Rows++
-		}
-	}
-	for _, v := range y {
-		if v > 0 {
-			res.Cols++
-		}
-	}
+	res.Rows, res.Cols = positives(x), positives(y)
 	if !(res.Gap <= tol) {
 		return res, fmt.Errorf("%w: gap %.3g of max|B| (tolerance %.3g)", ErrInexact, res.Gap/math.Max(scale, math.SmallestNonzeroFloat64), tol/math.Max(scale, math.SmallestNonzeroFloat64))
 	}

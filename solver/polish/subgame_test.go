@@ -429,8 +429,8 @@ func TestSubgameTransposed(t *testing.T) {
 			if math.Abs(r.Lower-lo) > 1e-13 || math.Abs(r.Upper-hi) > 1e-13 || r.Value < lo-1e-13 || r.Value > hi+1e-13 {
 				t.Errorf("%s, transposed %v: reported [%.17g, %.17g] value %.17g, recomputed [%.17g, %.17g]", c.name, tr, r.Lower, r.Upper, r.Value, lo, hi)
 			}
-			if r.Rows != countPositive(x) || r.Cols != countPositive(y) {
-				t.Errorf("%s, transposed %v: supports %d×%d reported, %d×%d in the strategies", c.name, tr, r.Rows, r.Cols, countPositive(x), countPositive(y))
+			if r.Rows != positives(x) || r.Cols != positives(y) {
+				t.Errorf("%s, transposed %v: supports %d×%d reported, %d×%d in the strategies", c.name, tr, r.Rows, r.Cols, positives(x), positives(y))
 			}
 			res[v], xs[v], ys[v] = r, x, y
 		}
@@ -438,14 +438,4 @@ func TestSubgameTransposed(t *testing.T) {
 			t.Errorf("%s: value %.17g as it is, %.17g transposed", c.name, res[0].Value, res[1].Value)
 		}
 	}
-}
-
-func countPositive(s []float64) int {
-	n := 0
-	for _, v := range s {
-		if v > 0 {
-			n++
-		}
-	}
-	return n
 }

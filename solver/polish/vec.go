@@ -74,6 +74,17 @@ func normalize(x []float64) {
 	}
 }
 
+// positives counts the positive entries of x.
+func positives(x []float64) int {
+	n := 0
+	for _, v := range x {
+		if v > 0 {
+			n++
+		}
+	}
+	return n
+}
+
 func argmax(x []float64) int {
 	b := 0
 	for i, v := range x {
