@@ -84,14 +84,8 @@ func (bd bounds) times(f float64) bounds { return bounds{f * bd.scale, f * bd.lo
 
 // bounds checks that every entry is finite and returns b's bounds.
 func (b *matB) bounds() (bounds, error) {
-	scale, lo, hi, err := b.scan()
-	return bounds{scale, lo, hi}, err
-}
-
-// scan checks that every entry is finite and returns the largest
-// magnitude, the smallest and the largest entry.
-func (b *matB) scan() (scale, lo, hi float64, err error) {
-	lo, hi = math.Inf(1), math.Inf(-1)
+	var err error
+	lo, hi := math.Inf(1), math.Inf(-1)
 	see := func(v float64) bool {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			err = fmt.Errorf("polish: subgame entry %v is not finite", v)
@@ -103,7 +97,7 @@ func (b *matB) scan() (scale, lo, hi float64, err error) {
 	if b.a != nil {
 		for _, v := range b.a {
 			if !see(v) {
-				return 0, 0, 0, err
+				return bounds{}, err
 			}
 		}
 	} else {
@@ -111,12 +105,12 @@ func (b *matB) scan() (scale, lo, hi float64, err error) {
 			row := b.row(i)
 			for _, j := range b.cols {
 				if !see(b.src.Scale * row[j]) {
-					return 0, 0, 0, err
+					return bounds{}, err
 				}
 			}
 		}
 	}
-	return math.Max(math.Abs(lo), math.Abs(hi)), lo, hi, nil
+	return bounds{math.Max(math.Abs(lo), math.Abs(hi)), lo, hi}, nil
 }
 
 // mulBoth computes r = B y and c = Bᵀx in one sweep.
@@ -166,31 +160,20 @@ func mulT(a []float64, k, l int, alpha float64, v, dst []float64) {
 			nz++
 		}
 	}
-	if 2*nz <= k {
-		// Mostly zero weights (a row of the simplex's basis inverse: the
-		// kernel's rows and a few more): row by row, reading only the
-		// rows that count, which streaming the whole matrix through the
-		// 8-row kernel would read too.
-		for i, vi := range v[:k] {
-			if vi != 0 {
-				axpy(dst, vi, a[i*l:(i+1)*l])
-			}
-		}
-		if alpha != 1 {
-			for j := range dst {
-				dst[j] *= alpha
-			}
-		}
-		return
-	}
 	i := 0
-	for ; i+8 <= k; i += 8 {
-		// v serves as the kernel's 8-entry array in place; alpha is
-		// applied at the end.
-		if vb := (*[8]float64)(v[i : i+8]); *vb != ([8]float64{}) {
-			tensorops.AxpyRows8(a[i*l:], l, l, dst, vb)
+	if 2*nz > k {
+		for ; i+8 <= k; i += 8 {
+			// v serves as the kernel's 8-entry array in place; alpha is
+			// applied at the end.
+			if vb := (*[8]float64)(v[i : i+8]); *vb != ([8]float64{}) {
+				tensorops.AxpyRows8(a[i*l:], l, l, dst, vb)
+			}
 		}
 	}
+	// The rows left, one by one; all of them when the weights are mostly
+	// zero (a row of the simplex's basis inverse: the kernel's rows and a
+	// few more), so that only the rows that count are read, which
+	// streaming the whole matrix through the 8-row kernel would read too.
 	for ; i < k; i++ {
 		if v[i] != 0 {
 			axpy(dst, v[i], a[i*l:(i+1)*l])
