@@ -107,6 +107,7 @@ type subWork struct {
 	eq         eqWork
 	spx        spxWork
 	ip         ipWork
+	tw         twinWork
 }
 
 // Solve computes an equilibrium of the k×l game a (row-major, float64). x
@@ -157,10 +158,10 @@ func (s *Subgame) Solve(x, y, a []float64, k, l int) (SubgameResult, error) {
 		bd = bd.times(f)
 	}
 	if !tall {
-		res, err := s.solve(x, y, bd)
+		res, err := s.solveTwins(x, y, bd)
 		return res.unscaled(f), err
 	}
-	res, err := s.solve(y, x, bd)
+	res, err := s.solveTwins(y, x, bd)
 	res.Value = -res.Value
 	res.Lower, res.Upper = -res.Upper, -res.Lower
 	res.Rows, res.Cols = res.Cols, res.Rows
@@ -222,7 +223,7 @@ func (s *Subgame) SolveIn(x, y []float64, a Matrix, rows, cols []int) (SubgameRe
 		b.inPlace(a, rows, cols)
 		bd = bd.times(f)
 	}
-	res, err := s.solve(x, y, bd)
+	res, err := s.solveTwins(x, y, bd)
 	return res.unscaled(f), err
 }
 

@@ -158,7 +158,10 @@ func FuzzSubgame(f *testing.F) {
 		if _, err := s.Solve(x, y, a, k, l); err != nil {
 			t.Fatal(err)
 		}
-		checkSubgame(t, a, k, l, x, y, lpValue(t, a, k, l), 1e-13, 1e-8)
+		// The certificate alone: the gap of (x, y), recomputed, brackets
+		// the value. gonum's simplex, the other tests' reference, cycles
+		// on some of these degenerate games (testdata's 13312886b183a03c).
+		checkSubgame(t, a, k, l, x, y, math.NaN(), 1e-13, 0)
 	})
 }
 
