@@ -50,6 +50,7 @@ type spxWork struct {
 	beta   []float64  // dual steepest-edge weights by basis position
 	tau    []float64  // B⁻¹ρ, for their update
 	k8     [8]float64 // the row kernels' scratch: a field, so that it is not allocated per call
+	luw    luWork
 }
 
 // The bits of spxWork.ran.
@@ -448,7 +449,7 @@ func (sw *spxWork) factor(b *matB) bool {
 	sw.iwork = growInt(sw.iwork, S)
 	var impl gonum.Implementation
 	anorm := impl.Dlange(lapack.MaxColumnSum, S, S, sw.lu, S, sw.work)
-	if !impl.Dgetrf(S, S, sw.lu, S, sw.ipiv) {
+	if !sw.luw.getrf(S, sw.lu, S, sw.ipiv) {
 		return false
 	}
 	if sw.rcond(S, anorm) < 1e-13 {
