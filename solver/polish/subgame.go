@@ -61,6 +61,10 @@ var ErrInexact = errors.New("polish: subgame not solved to tolerance")
 // out of rounds, a dense primal-dual interior point method (Mehrotra's
 // predictor-corrector on the game's LP) finds a central solution, and the
 // active-set iteration restarts from its well separated support.
+//
+// A matrix that repeats rows or columns exactly is solved as the game of
+// their first copies: the later copies get weight zero, and the guess's
+// weights on them count for their first copy (see twins.go).
 type Subgame struct {
 	// Tol is the gap, relative to max|B_ij|, at which a pair counts as an
 	// exact equilibrium; 0 means 1e-13.
