@@ -79,9 +79,13 @@ func (lw *luWork) getrf(n int, a []float64, lda int, ipiv []int) bool {
 				continue
 			}
 			inv := 1 / d
+			tiny := math.Abs(d) < 0x1p-1022 // 1/d overflows: divide
 			urow := a[j*lda+j+1 : j*lda+k1]
 			for i := j + 1; i < n; i++ {
 				l := a[i*lda+j] * inv
+				if tiny {
+					l = a[i*lda+j] / d
+				}
 				a[i*lda+j] = l
 				if l != 0 {
 					row := a[i*lda+j+1 : i*lda+k1]
@@ -109,14 +113,13 @@ func (lw *luWork) getrf(n int, a []float64, lda int, ipiv []int) bool {
 			lw.trailing(0, a, lda, k0, k1, n, k1, n)
 			continue
 		}
-		lw.wg.Add(parts)
-		for t := range parts {
-			lo, hi := k1+rows*t/parts, k1+rows*(t+1)/parts
-			go func() {
-				defer lw.wg.Done()
-				lw.trailing(t, a, lda, k0, k1, n, lo, hi)
-			}()
+		// Parts 1… on goroutines, part 0 on this one; the bounds go as
+		// arguments, so that no loop variable moves to the heap.
+		lw.wg.Add(parts - 1)
+		for t := 1; t < parts; t++ {
+			go lw.trailingDone(t, a, lda, k0, k1, n, k1+rows*t/parts, k1+rows*(t+1)/parts)
 		}
+		lw.trailing(0, a, lda, k0, k1, n, k1, k1+rows/parts)
 		lw.wg.Wait()
 	}
 	return ok
@@ -129,6 +132,12 @@ func (lw *luWork) trailing(t int, a []float64, lda, k0, k1, n, lo, hi int) {
 	for i := lo; i < hi; i++ {
 		lw.axpyRows(t, a[k0*lda+k1:], lda, k1-k0, n-k1, a[i*lda+k1:i*lda+n], a[i*lda+k0:i*lda+k1])
 	}
+}
+
+// trailingDone is trailing on a goroutine of getrf's update.
+func (lw *luWork) trailingDone(t int, a []float64, lda, k0, k1, n, lo, hi int) {
+	defer lw.wg.Done()
+	lw.trailing(t, a, lda, k0, k1, n, lo, hi)
 }
 
 // axpyRows subtracts Σ_r l[r]·u[r*lda : r*lda+w] over the rows r < nr from

@@ -2,7 +2,6 @@ package polish
 
 import (
 	"math"
-	"runtime/debug"
 
 	"github.com/gpump/gpump/tensorops"
 	"gonum.org/v1/gonum/blas"
@@ -461,11 +460,6 @@ func (sw *spxWork) factor(b *matB) bool {
 		// The updates until the next factorization, allocated once:
 		// appending would leave a trail of garbage arrays behind.
 		sw.etaA = make([]float64, 0, sw.etaMax*N+sw.etaMax*N/4)
-	}
-	if S*S >= 1<<20 {
-		// gonum's blocked LU allocates as it runs: return its garbage
-		// now, before the pivots, rather than leave it resident.
-		debug.FreeOSMemory()
 	}
 	return true
 }

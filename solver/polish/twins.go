@@ -49,6 +49,11 @@ func mixIn(h uint64, v float64) uint64 {
 	if u == 1<<63 {
 		u = 0
 	}
+	return mix(h, u)
+}
+
+// mix returns the hash h with the word u added.
+func mix(h, u uint64) uint64 {
 	h = (h + u) * twinMix
 	return h ^ h>>29
 }
@@ -61,22 +66,25 @@ func (tw *twinWork) twins(b *matB) bool {
 	tw.hr = growU64(tw.hr, k)
 	tw.hc = growU64(tw.hc, l)
 	clear(tw.hc)
+	// A row's hash is four interleaved chains (entries j mod 4), so that
+	// the multiplications' latency overlaps; columns' chains are
+	// independent already.
 	for i := range k {
-		var h uint64
+		var h [4]uint64
 		if b.a != nil {
 			for j, v := range b.a[i*l : (i+1)*l] {
-				h = mixIn(h, v)
+				h[j&3] = mixIn(h[j&3], v)
 				tw.hc[j] = mixIn(tw.hc[j], v)
 			}
 		} else {
 			row := b.row(i)
 			for j, c := range b.cols {
 				v := row[c]
-				h = mixIn(h, v)
+				h[j&3] = mixIn(h[j&3], v)
 				tw.hc[j] = mixIn(tw.hc[j], v)
 			}
 		}
-		tw.hr[i] = h
+		tw.hr[i] = mix(mix(mix(h[0], h[1]), h[2]), h[3])
 	}
 	tw.redR, tw.keepR = tw.group(tw.hr, tw.redR, tw.keepR, func(i, r int) bool {
 		for j := range l {
@@ -198,20 +206,30 @@ func (s *Subgame) solveTwins(x, y []float64, bd bounds) (SubgameResult, error) {
 	return res, err
 }
 
-// fold sums the guess's weights g onto the first copies, dst[red[i]]; as
-// normalize does, it counts non-positive and non-finite weights as zero.
+// fold sums the guess's weights g onto the first copies, dst[red[i]],
+// each divided by the largest so that no sum overflows; as normalize
+// does, it counts non-positive and non-finite weights as zero.
 func fold(dst, g []float64, red []int) {
 	clear(dst)
+	var mx float64
+	for _, v := range g {
+		if v > mx && !math.IsInf(v, 1) {
+			mx = v
+		}
+	}
+	if mx == 0 {
+		return
+	}
 	for i, v := range g {
 		if v > 0 && !math.IsInf(v, 1) {
-			dst[red[i]] += v
+			dst[red[i]] += v / mx
 		}
 	}
 }
 
 func growU64(s []uint64, n int) []uint64 {
 	if cap(s) < n {
-		return make([]uint64, n)
+		return make([]uint64, n, n+n/4)
 	}
 	return s[:n]
 }

@@ -158,6 +158,35 @@ func TestTwinGroup(t *testing.T) {
 	}
 }
 
+// TestFold folds guesses whose sums would overflow: the weights keep
+// their proportions (a sum of +Inf would count as no weight at all).
+func TestFold(t *testing.T) {
+	big := math.MaxFloat64
+	for _, c := range []struct {
+		g    []float64
+		red  []int
+		want []float64 // proportions
+	}{
+		{[]float64{big, big, big / 2}, []int{0, 0, 1}, []float64{4, 1}},
+		{[]float64{1, math.Inf(1), math.NaN(), -1, 3}, []int{0, 1, 1, 0, 1}, []float64{1, 3}},
+		{[]float64{0, 0}, []int{0, 0}, []float64{0}},
+	} {
+		dst := make([]float64, len(c.want))
+		fold(dst, c.g, c.red)
+		var sd, sw float64
+		for i := range dst {
+			sd += dst[i]
+			sw += c.want[i]
+		}
+		for i := range dst {
+			if math.IsNaN(dst[i]) || math.IsInf(dst[i], 0) || sw > 0 && math.Abs(dst[i]/sd-c.want[i]/sw) > 1e-15 || sw == 0 && dst[i] != 0 {
+				t.Errorf("fold(%v, %v) = %v, want proportions %v", c.g, c.red, dst, c.want)
+				break
+			}
+		}
+	}
+}
+
 func scaled(a []float64, f float64) []float64 {
 	for i := range a {
 		a[i] *= f

@@ -149,7 +149,7 @@ func growLarge(p *[]float64, n int) {
 
 func growInt(s []int, n int) []int {
 	if cap(s) < n {
-		return make([]int, n)
+		return make([]int, n, n+n/4)
 	}
 	return s[:n]
 }
