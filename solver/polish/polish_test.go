@@ -139,3 +139,56 @@ func ExamplePolish() {
 	fmt.Printf("%v: value in [%.4f, %.4f], p = %.4f\n", res.Status, res.Lower, res.Upper, res.P)
 	// Output: converged: value in [0.0833, 0.0833], p = [0.2500 0.4167 0.3333]
 }
+
+// TestGrowFill checks grow's quota: a side with violations gets its
+// violated strategies first, then the closest to violation up to growFill
+// (within the size limit); a side without violations gets none.
+func TestGrowFill(t *testing.T) {
+	const m, n = 60, 40
+	for _, c := range []struct {
+		name              string
+		violRows, size    int
+		wantRows, wantCol int
+	}{
+		{"one violated row", 1, 100, growFill, 0},
+		{"many violated rows (the quarter-or-16 limit)", 30, 100, 16, 0},
+		{"size limit", 1, 13, 3, 0},
+		{"none violated", 0, 100, 0, 0},
+	} {
+		w := newWork(m, n)
+		for i := range 10 {
+			w.addRow(i)
+		}
+		for j := range 10 {
+			w.addCol(j)
+		}
+		// Row payoffs: the value is 0; rows 10… are below it by 1e-3·i,
+		// except the last violRows rows, above it.
+		for i := range m {
+			w.aq[i] = -1e-3 * float64(i)
+			if i >= m-c.violRows {
+				w.aq[i] = 1e-3 * float64(i)
+			}
+		}
+		for j := range n {
+			w.atp[j] = 1 // no column is violated
+		}
+		added, _ := w.grow(0, c.size)
+		gotRows := len(w.R) - 10
+		if gotRows != c.wantRows || len(w.C) != 10 || added != c.wantRows {
+			t.Errorf("%s: added %d rows and %d columns (reported %d), want %d and 0", c.name, gotRows, len(w.C)-10, added, c.wantRows)
+			continue
+		}
+		// The violated rows first, then the closest below the value.
+		for t2, i := range w.R[10:] {
+			want := m - 1 - t2
+			if t2 >= min(c.violRows, gotRows) {
+				want = 10 + t2 - min(c.violRows, gotRows)
+			}
+			if i != want {
+				t.Errorf("%s: row %d added %d-th, want %d", c.name, i, t2, want)
+				break
+			}
+		}
+	}
+}
