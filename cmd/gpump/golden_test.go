@@ -185,6 +185,13 @@ func valueDiff(w, g any, at string, gap float64) string {
 		}
 		a, _ := x.Float64()
 		b, _ := y.Float64()
+		// A pass count may differ by one pass: whether the route tidies a
+		// polished pair's rounding debris with one more certifying pass
+		// depends on that debris, which the kernel sets round differently
+		// (the batch's 6×6 skew game: 26 passes on AVX-512, 25 generic).
+		if strings.HasSuffix(at, "_passes") && math.Abs(a-b) <= 1 {
+			return ""
+		}
 		if !closeEnough(a, b, gap) {
 			return fmt.Sprintf("%s: %v, want %v", at, y, x)
 		}
@@ -264,6 +271,22 @@ func TestGoldenDiff(t *testing.T) {
 	} {
 		if msg := goldenDiff(want, c.got); (msg == "") != c.same {
 			t.Errorf("goldenDiff(want, %s) = %q, want same %v", c.got, msg, c.same)
+		}
+	}
+	// Pass counts may differ by one pass, other counts not.
+	const passes = `{"matrix_passes": 25, "gap_passes": 4, "iterations": 12}`
+	for _, c := range []struct {
+		got  string
+		same bool
+	}{
+		{`{"matrix_passes": 26, "gap_passes": 5, "iterations": 12}`, true},
+		{`{"matrix_passes": 24, "gap_passes": 3, "iterations": 12}`, true},
+		{`{"matrix_passes": 27, "gap_passes": 4, "iterations": 12}`, false},
+		{`{"matrix_passes": 25, "gap_passes": 6, "iterations": 12}`, false},
+		{`{"matrix_passes": 25, "gap_passes": 4, "iterations": 13}`, false},
+	} {
+		if msg := goldenDiff(passes, c.got); (msg == "") != c.same {
+			t.Errorf("goldenDiff(%s, %s) = %q, want same %v", passes, c.got, msg, c.same)
 		}
 	}
 }
