@@ -200,3 +200,18 @@ func dupGame(m, n int, seed uint64) (a []float64, rows, cols int) {
 	}
 	return a, rows, cols
 }
+
+// scaled multiplies the game a by f in place and returns it.
+func scaled(a []float64, f float64) []float64 {
+	for i := range a {
+		a[i] *= f
+	}
+	return a
+}
+
+// ternary is a game with entries in {−1, 0, 1}: zeros whose copies are
+// written −0 by repeated.
+func ternary(m, n int, seed uint64) []float64 {
+	r := rand.New(rand.NewPCG(seed, 5))
+	return randomGame(m, n, func() float64 { return float64(r.IntN(3) - 1) })
+}
