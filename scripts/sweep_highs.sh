@@ -20,8 +20,10 @@
 # difference of two standard exponentials), np-toeplitz:N,FREQ,NOISE,SEED
 # (cos(FREQ·(i − j)) plus noise·G: rank two plus noise),
 # np-dup:M,N,SEED (a standard normal game with half its rows and a third of
-# its columns repeated: degenerate) and np-block:N1,N2,SEED (two standard
-# normal blocks on the diagonal, −1 off it).
+# its columns repeated: degenerate), np-block:N1,N2,SEED (two standard
+# normal blocks on the diagonal, −1 off it) and np-blotto:S,T,F (Colonel
+# Blotto: S against T soldiers on F fields, each field won 1, lost −1:
+# highly degenerate).
 #
 # Needs Go, and /usr/bin/python3 with numpy and scipy (Debian:
 # apt-get install python3-numpy python3-scipy). Prints a markdown table:
@@ -87,6 +89,12 @@ elif kind == "np-block":
     n1, n2, seed = int(a[0]), int(a[1]), int(a[2])
     rng = np.random.default_rng(seed)
     A = np.block([[rng.standard_normal((n1, n1)), -np.ones((n1, n2))], [-np.ones((n2, n1)), rng.standard_normal((n2, n2))]])
+elif kind == "np-blotto":
+    s, t, f = int(a[0]), int(a[1]), int(a[2])
+    def comps(n, k):  # the ways of writing n as k nonnegative parts
+        return [[n]] if k == 1 else [[x] + c for x in range(n, -1, -1) for c in comps(n - x, k - 1)]
+    X, Y = np.array(comps(s, f)), np.array(comps(t, f))
+    A = np.sign(X[:, None, :] - Y[None, :, :]).sum(axis=2).astype(float)
 else:
     sys.exit("unknown numpy game " + kind)
 np.save(sys.argv[2], A)

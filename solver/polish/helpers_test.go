@@ -215,3 +215,59 @@ func ternary(m, n int, seed uint64) []float64 {
 	r := rand.New(rand.NewPCG(seed, 5))
 	return randomGame(m, n, func() float64 { return float64(r.IntN(3) - 1) })
 }
+
+// blockGame has two standard normal blocks, m1×n1 and m2×n2, on its
+// diagonal and −1 off it: the off-diagonal payoffs tie, so a pure basis's
+// reduced costs are zero by the hundred (dual degenerate).
+func blockGame(m1, n1, m2, n2 int, seed uint64) (a []float64, m, n int) {
+	r := rand.New(rand.NewPCG(seed, 6))
+	m, n = m1+m2, n1+n2
+	a = make([]float64, m*n)
+	for i := range m {
+		for j := range n {
+			a[i*n+j] = -1
+			if i < m1 == (j < n1) {
+				a[i*n+j] = r.NormFloat64()
+			}
+		}
+	}
+	return a, m, n
+}
+
+// blottoGame is Colonel Blotto: the row player spreads s soldiers over f
+// fields, the column player t; each field won counts 1, lost −1, tied 0.
+// Its payoffs are small integers with many ties: highly degenerate.
+func blottoGame(s, t, f int) (a []float64, m, n int) {
+	rows, cols := compositions(s, f), compositions(t, f)
+	m, n = len(rows), len(cols)
+	a = make([]float64, 0, m*n)
+	for _, x := range rows {
+		for _, y := range cols {
+			var p float64
+			for k := range f {
+				switch {
+				case x[k] > y[k]:
+					p++
+				case x[k] < y[k]:
+					p--
+				}
+			}
+			a = append(a, p)
+		}
+	}
+	return a, m, n
+}
+
+// compositions lists the ways of writing s as f nonnegative parts.
+func compositions(s, f int) [][]int {
+	if f == 1 {
+		return [][]int{{s}}
+	}
+	var out [][]int
+	for first := s; first >= 0; first-- {
+		for _, rest := range compositions(s-first, f-1) {
+			out = append(out, append([]int{first}, rest...))
+		}
+	}
+	return out
+}
