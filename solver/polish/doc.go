@@ -14,9 +14,10 @@
 //
 // Subgame solves the restricted games by a warm-started simplex method
 // that exchanges one row or column per pivot (self-dual parametric, or
-// dual with steepest-edge pricing; see Subgame for the methods and
-// scripts/polish_vs_highs.sh for their cost against HiGHS); the
-// kernel's LU factors (a blocked LU, lu.go) take product-form updates, and
+// dual with steepest-edge pricing, whose costs are shifted by tiny random
+// amounts when ties among them make its pivots degenerate; see Subgame for
+// the methods and scripts/polish_vs_highs.sh for their cost against
+// HiGHS); the kernel's LU factors (a blocked LU, lu.go) take product-form updates, and
 // its triangular solves run on tensorops' SIMD row kernels (tri.go).
 // Repeated rows and columns are solved once (twins.go). An active set on the
 // equalizer systems and a dense interior point stay as fallbacks. DESIGN.md

@@ -36,7 +36,10 @@ var ErrInexact = errors.New("polish: subgame not solved to tolerance")
 // crash when it is one, else a pure strategy's) and takes over when the
 // crash is wrong nearly everywhere, as on low-rank games, where the
 // parametric method wanders for thousands of pivots. The crash's measured
-// infeasibilities decide (see simplex).
+// infeasibilities decide (see simplex). Ties among the reduced costs (a
+// degenerate game's) would make the dual method's pivots degenerate for
+// thousands of pivots; it shifts its costs by tiny random amounts when
+// they do (simplex.go).
 //
 // Should the simplex fail (numerical breakdown, or a pivot limit of
 // 10·(k+l)+100), an active-set (primal-dual active set, i.e. semismooth
