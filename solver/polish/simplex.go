@@ -142,12 +142,15 @@ func (w *subWork) simplex(b *matB, I, J []int, i0 int, warm bool, maxPivots int)
 	sw.unit = grow(sw.unit, N)
 	clear(sw.unit)
 	sw.arow = grow(sw.arow, nv)
+	// The true costs, before crash computes the reduced costs: a solve
+	// that panicked while shifted (a lent matrix's memory fault,
+	// recovered by the caller) must not leave its shifts to the next.
+	sw.shifted = false
 	if !w.crash(b, I, J) {
 		return 0, false
 	}
 	ptol := 1e-11
 	sw.spread = math.Max(w.spread, math.SmallestNonzeroFloat64)
-	sw.shifted = false
 	dtol := 1e-11 * sw.spread
 	np, nd := sw.infeasible(l, ptol, dtol)
 	S := len(J)
@@ -174,17 +177,20 @@ func (w *subWork) simplex(b *matB, I, J []int, i0 int, warm bool, maxPivots int)
 		var pv int
 		pv, done = sw.dual(b, maxPivots-pivots, ptol, dtol)
 		pivots += pv
-		if done && sw.shifted {
+		if sw.shifted {
 			// Optimal for the shifted costs, so primal feasible: the
 			// true reduced costs may be negative by about the shifts,
-			// which the parametric method mends in a few pivots.
-			sw.unshift(b)
-			if _, nd := sw.infeasible(l, ptol, dtol); nd > 0 {
-				pv, done = w.parametric(b, maxPivots-pivots, ptol, dtol)
-				pivots += pv
+			// which the parametric method mends in a few pivots. (A
+			// basis that failed is abandoned: its factors may be too.)
+			sw.shifted = false
+			if done {
+				sw.values(b)
+				if _, nd := sw.infeasible(l, ptol, dtol); nd > 0 {
+					pv, done = w.parametric(b, maxPivots-pivots, ptol, dtol)
+					pivots += pv
+				}
 			}
 		}
-		sw.unshift(b)
 		if !done {
 			return pivots, false
 		}
@@ -852,7 +858,7 @@ const shiftAfter = 50
 // revisit a basis. The shifts are 1e-7 times a typical size of the
 // reduced cost, a payoff difference (spread/√S) or a weight (1/S), in
 // [1, 2) of it by a hash of the variable, as HiGHS's dual simplex perturbs
-// its costs. unshift removes them when dual ends.
+// its costs. simplex removes them when dual ends.
 func (sw *spxWork) shift(l int) {
 	nv := len(sw.pos)
 	sw.cost = grow(sw.cost, nv)
@@ -871,16 +877,6 @@ func (sw *spxWork) shift(l int) {
 		sw.db[q] += c
 	}
 	sw.shifted = true
-}
-
-// unshift removes shift's perturbation and recomputes the reduced costs
-// of the true LP at the current basis.
-func (sw *spxWork) unshift(b *matB) {
-	if !sw.shifted {
-		return
-	}
-	sw.shifted = false
-	sw.values(b)
 }
 
 // dual runs the dual simplex method with dual steepest-edge pricing

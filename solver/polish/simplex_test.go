@@ -221,3 +221,25 @@ func TestDualShift(t *testing.T) {
 		})
 	}
 }
+
+// TestShiftReset solves a game on a Subgame left with its costs shifted,
+// as a panic inside the dual method (a lent matrix's memory fault, which
+// the solver's driver recovers) would leave it: the next solve must start
+// from the true costs. It panicked (an index out of range) when the shift
+// was cleared only after the crash basis's reduced costs were computed.
+func TestShiftReset(t *testing.T) {
+	var s Subgame
+	a, m, n := blockGame(50, 50, 50, 50, 3)
+	if _, err := s.Solve(make([]float64, m), make([]float64, n), a, m, n); err != nil {
+		t.Fatal(err)
+	}
+	s.w.spx.shifted = true
+	a, m, n = blockGame(80, 80, 80, 80, 4)
+	x, y := make([]float64, m), make([]float64, n)
+	if _, err := s.Solve(x, y, a, m, n); err != nil {
+		t.Fatal(err)
+	}
+	if lo, hi := gameGap(a, m, n, x, y); hi-lo > 1e-12 {
+		t.Errorf("gap %.3g", hi-lo)
+	}
+}
