@@ -134,3 +134,49 @@ func trsvLT(a []float64, lda int, z []float64, p *[8]float64) {
 		}
 	}
 }
+
+// trsvLN2 is trsvLN on z1 and z2, block by block: each block's rows are
+// read for z1 and then, from cache, for z2; each vector gets trsvLN's
+// operations in its order.
+func trsvLN2(a []float64, lda int, z1, z2 []float64, d *[8]float64) {
+	n := len(z1)
+	i0 := n % 8
+	lowerBlock(a, lda, z1, 0, i0)
+	lowerBlock(a, lda, z2, 0, i0)
+	for ; i0 < n; i0 += 8 {
+		if i0 > 0 {
+			tensorops.DotRows8(a[i0*lda:], lda, i0, z1, d)
+			for k, dk := range d {
+				z1[i0+k] -= dk
+			}
+			tensorops.DotRows8(a[i0*lda:], lda, i0, z2, d)
+			for k, dk := range d {
+				z2[i0+k] -= dk
+			}
+		}
+		lowerBlock(a, lda, z1, i0, i0+8)
+		lowerBlock(a, lda, z2, i0, i0+8)
+	}
+}
+
+// trsvUN2 is trsvUN on z1 and z2, block by block (see trsvLN2).
+func trsvUN2(a []float64, lda int, z1, z2 []float64, d *[8]float64) {
+	n := len(z1)
+	i1 := n &^ 7
+	upperBlock(a, lda, z1, i1, n)
+	upperBlock(a, lda, z2, i1, n)
+	for i0 := i1 - 8; i0 >= 0; i0 -= 8 {
+		if c := i0 + 8; c < n {
+			tensorops.DotRows8(a[i0*lda+c:], lda, n-c, z1[c:], d)
+			for k, dk := range d {
+				z1[i0+k] -= dk
+			}
+			tensorops.DotRows8(a[i0*lda+c:], lda, n-c, z2[c:], d)
+			for k, dk := range d {
+				z2[i0+k] -= dk
+			}
+		}
+		upperBlock(a, lda, z1, i0, i0+8)
+		upperBlock(a, lda, z2, i0, i0+8)
+	}
+}
