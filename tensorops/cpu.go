@@ -76,12 +76,13 @@ var _ Backend = (*CPU)(nil)
 const parallelMinEntries = 1 << 16
 
 // A pass over a matrix of fewer bytes than this runs on the calling
-// goroutine. Such a matrix stays in the last-level cache from pass to pass,
-// and there a second thread does not pay for waking it; matrices that
-// stream from memory gain from it (DESIGN.md, *Measurements behind the doc
-// comments*, has the threshold's measurements). Tests lower it (CPU.passMinBytes) to cover the
-// parallel split on small matrices.
-const passParallelMinBytes = 20 << 20
+// goroutine: below it the hand-off to the workers (spinning between jobs,
+// see pool) costs about what the split saves; above it two threads took
+// 1.4–1.9× less per pass, in the cache and from memory alike (DESIGN.md,
+// *Measurements behind the doc comments*, has the threshold's
+// measurements). Tests lower it (CPU.passMinBytes) to cover the parallel
+// split on small matrices.
+const passParallelMinBytes = 1 << 20
 
 // Column blocks keep the slices of q and of the Aᵀp accumulator that a sweep
 // of rows touches inside the L2 cache (2 × 16384 × 8 B = 256 KiB).

@@ -150,7 +150,7 @@ func TestPassNoAllocs(t *testing.T) {
 func TestPassSplitBySize(t *testing.T) {
 	cpu := NewCPU(2)
 	defer cpu.Close()
-	side := 1620 // 8·1620² bytes just exceed 20 MiB, 4·1620² do not
+	side := 363 // 8·363² bytes just exceed 1 MiB, 4·363² do not
 	if 8*side*side < passParallelMinBytes || 4*side*side >= passParallelMinBytes {
 		t.Fatalf("side %d does not straddle the threshold", side)
 	}
@@ -161,7 +161,7 @@ func TestPassSplitBySize(t *testing.T) {
 	}{
 		{side, side, false, 2},
 		{side, side, true, 1},
-		{1000, 1000, false, 1},
+		{300, 300, false, 1},
 		{1, passParallelMinBytes / 8, false, 2},
 		{1, passParallelMinBytes/8 - 1, false, 1},
 	} {

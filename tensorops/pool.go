@@ -4,15 +4,29 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
+	"time"
 )
 
 // runner is a unit of parallel work; run(w) does worker w's share.
 type runner interface{ run(w int) }
 
 // pool is a fixed set of worker goroutines. Worker 0 is the caller, so a pass
-// over A with two threads wakes one goroutine. Jobs travel as pointers in an
-// interface and completions as nil interfaces: dispatching allocates
+// over A with two threads hands work to one goroutine. Dispatching allocates
 // nothing.
+//
+// A worker that finishes a job spins for spinWindow, watching for the next,
+// before it parks on its channel; the caller waits for the workers' shares
+// the same way. An RM+ run's passes come back to back, microseconds apart,
+// and a pass over a matrix that stays in the cache takes tens of
+// microseconds: waking a parked goroutine (a futex, a few to tens of
+// microseconds) made the second thread a loss there, a spinning one made
+// RM+'s passes over 500² to 1200² float64 matrices 1.4–1.8× faster
+// (DESIGN.md, *Measurements behind the doc comments*). On a machine with
+// two hardware threads a core, a spinning worker takes issue slots from
+// its sibling for at most spinWindow after a job. Workers spin only
+// when there are as many Ps as workers (GOMAXPROCS at the pool's start):
+// else a spinning worker could hold the P its caller needs.
 //
 // A memory fault in a worker's share (a memory-mapped matrix truncated
 // under the pass) is caught there, the workers set debug.SetPanicOnFault,
@@ -20,35 +34,120 @@ type runner interface{ run(w int) }
 // can recover it (the solver does): without this, a fault on any worker
 // goroutine ends the process.
 type pool struct {
-	jobs []chan runner // jobs[w] feeds worker w ≥ 1
-	done chan any      // a worker's completion: nil, or the fault it caught
-	once sync.Once
+	w      []poolWorker // w[k] is worker k ≥ 1's; w[0] is unused
+	spin   bool
+	closed atomic.Bool
+	once   sync.Once
 }
 
-func newPool(n int) *pool {
-	p := &pool{jobs: make([]chan runner, n), done: make(chan any, n)}
-	for w := 1; w < n; w++ {
-		ch := make(chan runner)
-		p.jobs[w] = ch
-		go func() {
-			debug.SetPanicOnFault(true)
-			for r := range ch {
-				p.done <- runCaught(r, w)
-			}
-		}()
+// poolWorker is the hand-off between the caller and one worker: the caller
+// writes job, then raises seq; the worker runs job, writes fault, then
+// sets fin to seq. A parked worker (state parked) is woken by a token on
+// wake. The padding keeps two workers' counters off one cache line.
+type poolWorker struct {
+	job   runner
+	fault any // the fault the last job raised, or nil
+	seq   atomic.Uint64
+	fin   atomic.Uint64
+	state atomic.Int32 // running or parked
+	wake  chan struct{}
+	_     [64]byte
+}
+
+// The states of a pool worker.
+const (
+	running = iota
+	parked
+)
+
+// spinWindow is how long a worker watches for its next job before it
+// parks: longer than the gaps between an RM+ run's passes (its updates,
+// the gap's reductions), short enough that a worker of a backend gone idle
+// (a crossover running, a solve done) stops burning its core at once.
+const spinWindow = 50 * time.Microsecond
+
+func newPool(n int) *pool { return newPoolSpin(n, runtime.GOMAXPROCS(0) >= n) }
+
+// newPoolSpin is newPool with the choice to spin made by the caller.
+func newPoolSpin(n int, spin bool) *pool {
+	p := &pool{w: make([]poolWorker, n), spin: spin}
+	for k := 1; k < n; k++ {
+		p.w[k].wake = make(chan struct{}, 1)
+		go p.work(k)
 	}
 	return p
+}
+
+// work is worker k's loop.
+func (p *pool) work(k int) {
+	debug.SetPanicOnFault(true)
+	pw := &p.w[k]
+	var done uint64
+	for {
+		if p.closed.Load() {
+			return
+		}
+		s := pw.seq.Load()
+		if s == done {
+			if p.spin && p.spinFor(pw, done) {
+				continue
+			}
+			// Park, unless a job came in meanwhile: the caller raises
+			// seq before it reads state, the worker sets state before it
+			// reads seq again, so one of them sees the other's write.
+			pw.state.Store(parked)
+			if pw.seq.Load() == done && !p.closed.Load() {
+				<-pw.wake
+			}
+			pw.state.Store(running)
+			continue
+		}
+		done = s
+		pw.fault = runCaught(pw.job, k)
+		pw.job = nil
+		pw.fin.Store(s)
+	}
+}
+
+// spinFor watches pw's seq for a job after done, or the pool's closing,
+// for spinWindow, and reports whether one came.
+func (p *pool) spinFor(pw *poolWorker, done uint64) bool {
+	start := time.Now()
+	for i := 1; ; i++ {
+		if pw.seq.Load() != done || p.closed.Load() {
+			return true
+		}
+		if i%256 == 0 && time.Since(start) > spinWindow {
+			return false
+		}
+	}
 }
 
 // do runs r on workers 0..nw−1 and returns when all are done; a fault in
 // any share panics on the caller then.
 func (p *pool) do(r runner, nw int) {
-	for w := 1; w < nw; w++ {
-		p.jobs[w] <- r
+	for k := 1; k < nw; k++ {
+		pw := &p.w[k]
+		pw.job = r
+		pw.seq.Add(1)
+		if pw.state.Load() == parked {
+			select {
+			case pw.wake <- struct{}{}:
+			default: // a token is waiting already
+			}
+		}
 	}
 	fault := runCaught(r, 0)
-	for w := 1; w < nw; w++ {
-		if f := <-p.done; fault == nil {
+	for k := 1; k < nw; k++ {
+		pw := &p.w[k]
+		s := pw.seq.Load()
+		for i := 1; pw.fin.Load() != s; i++ {
+			if i%64 == 0 {
+				// Let the worker's goroutine run if it waits for a P.
+				runtime.Gosched()
+			}
+		}
+		if f := pw.fault; fault == nil {
 			fault = f
 		}
 	}
@@ -79,8 +178,12 @@ func runCaught(r runner, w int) (fault any) {
 // close stops the workers; it is idempotent.
 func (p *pool) close() {
 	p.once.Do(func() {
-		for _, ch := range p.jobs[1:] {
-			close(ch)
+		p.closed.Store(true)
+		for k := 1; k < len(p.w); k++ {
+			select {
+			case p.w[k].wake <- struct{}{}:
+			default:
+			}
 		}
 	})
 }

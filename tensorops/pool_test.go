@@ -1,0 +1,100 @@
+package tensorops
+
+import (
+	"math/rand/v2"
+	"runtime"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// countJob counts each worker's runs of it.
+type countJob struct{ runs []atomic.Int64 }
+
+func (j *countJob) run(w int) { j.runs[w].Add(1) }
+
+// TestPoolHandOff dispatches jobs back to back and after pauses longer
+// than spinWindow (so that the workers park and are woken), with and
+// without spinning, and checks that every worker ran every job exactly
+// once, that do returns only after all shares ran, and that close stops
+// the workers.
+func TestPoolHandOff(t *testing.T) {
+	for _, tc := range []struct {
+		workers int
+		spin    bool
+	}{{2, true}, {3, true}, {4, true}, {2, false}, {3, false}} {
+		before := runtime.NumGoroutine()
+		p := newPoolSpin(tc.workers, tc.spin)
+		r := rand.New(rand.NewPCG(uint64(tc.workers), 1))
+		j := &countJob{runs: make([]atomic.Int64, tc.workers)}
+		const jobs = 3000
+		for i := 1; i <= jobs; i++ {
+			nw := 1 + r.IntN(tc.workers)
+			want := make([]int64, tc.workers)
+			for w := range want {
+				want[w] = j.runs[w].Load()
+				if w < nw {
+					want[w]++
+				}
+			}
+			p.do(j, nw)
+			for w := range want {
+				if got := j.runs[w].Load(); got != want[w] {
+					t.Fatalf("%d workers, spin %v, job %d on %d: worker %d ran %d times, want %d", tc.workers, tc.spin, i, nw, w, got, want[w])
+				}
+			}
+			if r.IntN(100) == 0 {
+				time.Sleep(2 * spinWindow) // the workers park
+			}
+		}
+		p.close()
+		p.close()
+		deadline := time.Now().Add(5 * time.Second)
+		for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+		if n := runtime.NumGoroutine(); n > before {
+			t.Errorf("%d workers, spin %v: %d goroutines after close, %d before", tc.workers, tc.spin, n, before)
+		}
+	}
+}
+
+// faultJob raises a memory fault (as a truncated memory map would) on
+// worker fw.
+type faultJob struct{ fw int }
+
+type fakeFault struct{}
+
+func (fakeFault) Error() string { return "fake fault" }
+func (fakeFault) RuntimeError() {}
+func (fakeFault) Addr() uintptr { return 0 }
+
+func (j *faultJob) run(w int) {
+	if w == j.fw {
+		panic(fakeFault{})
+	}
+}
+
+// TestPoolFault checks that a fault on any share panics on the caller
+// once all shares are done, and that the pool works on afterwards.
+func TestPoolFault(t *testing.T) {
+	p := newPool(3)
+	defer p.close()
+	for fw := range 3 {
+		func() {
+			defer func() {
+				if e := recover(); e == nil {
+					t.Errorf("fault on worker %d: no panic on the caller", fw)
+				}
+			}()
+			p.do(&faultJob{fw}, 3)
+		}()
+		j := &countJob{runs: make([]atomic.Int64, 3)}
+		p.do(j, 3)
+		for w := range 3 {
+			if j.runs[w].Load() != 1 {
+				t.Errorf("after a fault on worker %d: worker %d ran %d times", fw, w, j.runs[w].Load())
+			}
+		}
+	}
+}
