@@ -51,7 +51,11 @@ type poolWorker struct {
 	fin   atomic.Uint64
 	state atomic.Int32 // running or parked
 	wake  chan struct{}
-	_     [64]byte
+	// waiting is whether the caller sleeps on done for this worker's
+	// share (it spins for spinWindow first).
+	waiting atomic.Bool
+	done    chan struct{}
+	_       [64]byte
 }
 
 // The states of a pool worker.
@@ -73,6 +77,7 @@ func newPoolSpin(n int, spin bool) *pool {
 	p := &pool{w: make([]poolWorker, n), spin: spin}
 	for k := 1; k < n; k++ {
 		p.w[k].wake = make(chan struct{}, 1)
+		p.w[k].done = make(chan struct{}, 1)
 		go p.work(k)
 	}
 	return p
@@ -106,6 +111,12 @@ func (p *pool) work(k int) {
 		pw.fault = runCaught(pw.job, k)
 		pw.job = nil
 		pw.fin.Store(s)
+		if pw.waiting.Load() {
+			select {
+			case pw.done <- struct{}{}:
+			default: // a token is waiting already
+			}
+		}
 	}
 }
 
@@ -120,6 +131,37 @@ func (p *pool) spinFor(pw *poolWorker, done uint64) bool {
 		if i%256 == 0 && time.Since(start) > spinWindow {
 			return false
 		}
+	}
+}
+
+// await returns once pw has finished job s: it spins for spinWindow
+// (yielding the P now and then, in case the worker waits for one), then
+// sleeps on pw.done, so that a caller whose worker has lost its core (more
+// threads than cores) gives its own core up instead of spinning it away.
+func (p *pool) await(pw *poolWorker, s uint64) {
+	start := time.Now()
+	for i := 1; pw.fin.Load() != s; i++ {
+		if i%64 == 0 {
+			runtime.Gosched()
+		}
+		if i%256 != 0 || time.Since(start) <= spinWindow {
+			continue
+		}
+		// The worker raises fin before it reads waiting, the caller sets
+		// waiting before it reads fin again: one sees the other's write.
+		pw.waiting.Store(true)
+		for pw.fin.Load() != s {
+			<-pw.done
+		}
+		pw.waiting.Store(false)
+		// A token sent after the last check would wake a later wait
+		// early; that wait rechecks fin, so drain it here only to save
+		// that loop.
+		select {
+		case <-pw.done:
+		default:
+		}
+		return
 	}
 }
 
@@ -140,13 +182,7 @@ func (p *pool) do(r runner, nw int) {
 	fault := runCaught(r, 0)
 	for k := 1; k < nw; k++ {
 		pw := &p.w[k]
-		s := pw.seq.Load()
-		for i := 1; pw.fin.Load() != s; i++ {
-			if i%64 == 0 {
-				// Let the worker's goroutine run if it waits for a P.
-				runtime.Gosched()
-			}
-		}
+		p.await(pw, pw.seq.Load())
 		if f := pw.fault; fault == nil {
 			fault = f
 		}

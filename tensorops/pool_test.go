@@ -8,14 +8,24 @@ import (
 	"time"
 )
 
-// countJob counts each worker's runs of it.
-type countJob struct{ runs []atomic.Int64 }
+// countJob counts each worker's runs of it; with slow set, the workers
+// but the caller take longer than spinWindow (so that the caller sleeps).
+type countJob struct {
+	runs []atomic.Int64
+	slow bool
+}
 
-func (j *countJob) run(w int) { j.runs[w].Add(1) }
+func (j *countJob) run(w int) {
+	if j.slow && w > 0 {
+		time.Sleep(2 * spinWindow)
+	}
+	j.runs[w].Add(1)
+}
 
 // TestPoolHandOff dispatches jobs back to back and after pauses longer
-// than spinWindow (so that the workers park and are woken), with and
-// without spinning, and checks that every worker ran every job exactly
+// than spinWindow (so that the workers park and are woken), some of them
+// slow on the workers (so that the caller sleeps too), with and without
+// spinning, and checks that every worker ran every job exactly
 // once, that do returns only after all shares ran, and that close stops
 // the workers.
 func TestPoolHandOff(t *testing.T) {
@@ -37,6 +47,7 @@ func TestPoolHandOff(t *testing.T) {
 					want[w]++
 				}
 			}
+			j.slow = r.IntN(50) == 0
 			p.do(j, nw)
 			for w := range want {
 				if got := j.runs[w].Load(); got != want[w] {
