@@ -128,8 +128,14 @@ func (p *pool) spinFor(pw *poolWorker, done uint64) bool {
 		if pw.seq.Load() != done || p.closed.Load() {
 			return true
 		}
-		if i%256 == 0 && time.Since(start) > spinWindow {
-			return false
+		if i%256 == 0 {
+			if time.Since(start) > spinWindow {
+				return false
+			}
+			// Give the P to any goroutine waiting for one (the garbage
+			// collector's workers, a timer's): else it waits for the
+			// scheduler to preempt the spin, up to 10 ms.
+			runtime.Gosched()
 		}
 	}
 }
