@@ -89,11 +89,13 @@ func (p *pool) work(k int) {
 	pw := &p.w[k]
 	var done uint64
 	for {
-		if p.closed.Load() {
-			return
-		}
+		// A job sent before the pool closed still runs: its caller waits
+		// for it.
 		s := pw.seq.Load()
 		if s == done {
+			if p.closed.Load() {
+				return
+			}
 			if p.spin && p.spinFor(pw, done) {
 				continue
 			}
@@ -174,6 +176,20 @@ func (p *pool) await(pw *poolWorker, s uint64) {
 // do runs r on workers 0..nw−1 and returns when all are done; a fault in
 // any share panics on the caller then.
 func (p *pool) do(r runner, nw int) {
+	if p.closed.Load() {
+		panic("tensorops: pool used after close")
+	}
+	// A panic of share 0 that is not a fault goes on only once the
+	// workers are done with r: the next do would otherwise hand a worker
+	// a job while it still runs this one.
+	defer func() {
+		if e := recover(); e != nil {
+			for k := 1; k < nw; k++ {
+				p.await(&p.w[k], p.w[k].seq.Load())
+			}
+			panic(e)
+		}
+	}()
 	for k := 1; k < nw; k++ {
 		pw := &p.w[k]
 		pw.job = r
@@ -221,11 +237,12 @@ func runCaught(r runner, w int) (fault any) {
 func (p *pool) close() {
 	p.once.Do(func() {
 		p.closed.Store(true)
+		// Closed, not sent a token: a token could be lost beside a stale
+		// one (a non-blocking send's check of a full buffer is not
+		// ordered after the store on weakly ordered CPUs), a closed
+		// channel wakes a parked worker whenever it reads it.
 		for k := 1; k < len(p.w); k++ {
-			select {
-			case p.w[k].wake <- struct{}{}:
-			default:
-			}
+			close(p.w[k].wake)
 		}
 	})
 }

@@ -109,3 +109,83 @@ func TestPoolFault(t *testing.T) {
 		}
 	}
 }
+
+// closeJob closes its pool from share 0 and counts the shares run.
+type closeJob struct {
+	p    *pool
+	runs [2]atomic.Int64
+}
+
+func (j *closeJob) run(w int) {
+	if w == 0 {
+		j.p.close()
+	}
+	j.runs[w].Add(1)
+}
+
+// TestPoolCloseInFlight closes the pool from inside a job, its worker
+// parked or spinning when the job is sent: the job's other share must
+// still run and do must return (a worker that honored close before its
+// pending job left do waiting forever).
+func TestPoolCloseInFlight(t *testing.T) {
+	for _, spin := range []bool{false, true} {
+		for trial := range 20 {
+			p := newPoolSpin(2, spin)
+			if trial%2 == 0 {
+				time.Sleep(2 * spinWindow) // the worker parks
+			}
+			j := &closeJob{p: p}
+			finished := make(chan struct{})
+			go func() {
+				p.do(j, 2)
+				close(finished)
+			}()
+			select {
+			case <-finished:
+			case <-time.After(5 * time.Second):
+				t.Fatalf("spin %v, trial %d: do did not return", spin, trial)
+			}
+			if j.runs[0].Load() != 1 || j.runs[1].Load() != 1 {
+				t.Errorf("spin %v, trial %d: shares run %d and %d times", spin, trial, j.runs[0].Load(), j.runs[1].Load())
+			}
+		}
+	}
+}
+
+// panicJob panics (not a fault) on share 0 while share 1 takes a while.
+type panicJob struct{ runs [2]atomic.Int64 }
+
+func (j *panicJob) run(w int) {
+	if w == 0 {
+		panic("share 0")
+	}
+	time.Sleep(4 * spinWindow)
+	j.runs[w].Add(1)
+}
+
+// TestPoolPanicWaits recovers a panic of share 0 and reuses the pool at
+// once: do must have waited for the other share (else the next job is
+// handed to a worker still in this one).
+func TestPoolPanicWaits(t *testing.T) {
+	p := newPool(2)
+	defer p.close()
+	for trial := range 20 {
+		j := &panicJob{}
+		func() {
+			defer func() {
+				if e := recover(); e == nil {
+					t.Fatal("no panic")
+				}
+			}()
+			p.do(j, 2)
+		}()
+		if j.runs[1].Load() != 1 {
+			t.Fatalf("trial %d: do returned before share 1 ran", trial)
+		}
+		c := &countJob{runs: make([]atomic.Int64, 2)}
+		p.do(c, 2)
+		if c.runs[0].Load() != 1 || c.runs[1].Load() != 1 {
+			t.Fatalf("trial %d: the next job's shares ran %d and %d times", trial, c.runs[0].Load(), c.runs[1].Load())
+		}
+	}
+}
