@@ -114,10 +114,7 @@ func (p *pool) work(k int) {
 		pw.job = nil
 		pw.fin.Store(s)
 		if pw.waiting.Load() {
-			select {
-			case pw.done <- struct{}{}:
-			default: // a token is waiting already
-			}
+			signal(pw.done)
 		}
 	}
 }
@@ -173,6 +170,14 @@ func (p *pool) await(pw *poolWorker, s uint64) {
 	}
 }
 
+// signal puts a token on ch unless one is waiting there already.
+func signal(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
+
 // do runs r on workers 0..nw−1 and returns when all are done; a fault in
 // any share panics on the caller then.
 func (p *pool) do(r runner, nw int) {
@@ -195,10 +200,7 @@ func (p *pool) do(r runner, nw int) {
 		pw.job = r
 		pw.seq.Add(1)
 		if pw.state.Load() == parked {
-			select {
-			case pw.wake <- struct{}{}:
-			default: // a token is waiting already
-			}
+			signal(pw.wake)
 		}
 	}
 	fault := runCaught(r, 0)

@@ -545,21 +545,32 @@ func (sw *spxWork) solve(b, out []float64) {
 	// The loose rows: b − C z, 8 rows of C a pass over z.
 	r, nl := 0, len(sw.lc)
 	for ; r+8 <= nl; r += 8 {
-		tensorops.DotRows8(sw.cm[r*S:], S, S, z, &sw.k8)
-		for t, d := range sw.k8 {
-			out[sw.lc[r+t]] = b[sw.lr[r+t]] - d
-		}
+		sw.looseRows8(r, b, z, out)
 	}
 	for ; r < nl; r++ {
 		out[sw.lc[r]] = b[sw.lr[r]] - dot(sw.cm[r*S:(r+1)*S], z)
 	}
-	N := sw.n
-	for e, r := range sw.etaR {
-		al := sw.etaA[e*N : (e+1)*N]
-		t := out[r] / al[r]
-		axpy(out, -t, al)
-		out[r] = t
+	for e := range sw.etaR {
+		sw.etaStep(e, out)
 	}
+}
+
+// looseRows8 writes b − C z into out at the loose rows r…r+7.
+func (sw *spxWork) looseRows8(r int, b, z, out []float64) {
+	S := len(sw.kc)
+	tensorops.DotRows8(sw.cm[r*S:], S, S, z, &sw.k8)
+	for t, d := range sw.k8 {
+		out[sw.lc[r+t]] = b[sw.lr[r+t]] - d
+	}
+}
+
+// etaStep applies the product-form update e to out (solve's last step).
+func (sw *spxWork) etaStep(e int, out []float64) {
+	N := sw.n
+	r, al := sw.etaR[e], sw.etaA[e*N:(e+1)*N]
+	t := out[r] / al[r]
+	axpy(out, -t, al)
+	out[r] = t
 }
 
 // solve2 is solve for two right-hand sides, b1 into out1 and b2 into
@@ -587,29 +598,17 @@ func (sw *spxWork) solve2(b1, b2, out1, out2 []float64) {
 	}
 	r, nl := 0, len(sw.lc)
 	for ; r+8 <= nl; r += 8 {
-		tensorops.DotRows8(sw.cm[r*S:], S, S, z1, &sw.k8)
-		for t, d := range sw.k8 {
-			out1[sw.lc[r+t]] = b1[sw.lr[r+t]] - d
-		}
-		tensorops.DotRows8(sw.cm[r*S:], S, S, z2, &sw.k8)
-		for t, d := range sw.k8 {
-			out2[sw.lc[r+t]] = b2[sw.lr[r+t]] - d
-		}
+		sw.looseRows8(r, b1, z1, out1)
+		sw.looseRows8(r, b2, z2, out2)
 	}
 	for ; r < nl; r++ {
 		c := sw.cm[r*S : (r+1)*S]
 		out1[sw.lc[r]] = b1[sw.lr[r]] - dot(c, z1)
 		out2[sw.lc[r]] = b2[sw.lr[r]] - dot(c, z2)
 	}
-	N := sw.n
-	for e, r := range sw.etaR {
-		al := sw.etaA[e*N : (e+1)*N]
-		t := out1[r] / al[r]
-		axpy(out1, -t, al)
-		out1[r] = t
-		t = out2[r] / al[r]
-		axpy(out2, -t, al)
-		out2[r] = t
+	for e := range sw.etaR {
+		sw.etaStep(e, out1)
+		sw.etaStep(e, out2)
 	}
 }
 

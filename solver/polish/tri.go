@@ -31,12 +31,18 @@ func trsvLN(a []float64, lda int, z []float64, d *[8]float64) {
 	lowerBlock(a, lda, z, 0, i0)
 	for ; i0 < n; i0 += 8 {
 		if i0 > 0 {
-			tensorops.DotRows8(a[i0*lda:], lda, i0, z, d)
-			for k, dk := range d {
-				z[i0+k] -= dk
-			}
+			subDots(a[i0*lda:], lda, i0, z, z[i0:], d)
 		}
 		lowerBlock(a, lda, z, i0, i0+8)
+	}
+}
+
+// subDots subtracts the dot products of the 8 rows of a (stride lda, n
+// columns) with z from dst[:8]; d is the kernel's scratch.
+func subDots(a []float64, lda, n int, z, dst []float64, d *[8]float64) {
+	tensorops.DotRows8(a, lda, n, z, d)
+	for k, dk := range d {
+		dst[k] -= dk
 	}
 }
 
@@ -63,10 +69,7 @@ func trsvUN(a []float64, lda int, z []float64, d *[8]float64) {
 	upperBlock(a, lda, z, i1, n)
 	for i0 := i1 - 8; i0 >= 0; i0 -= 8 {
 		if c := i0 + 8; c < n {
-			tensorops.DotRows8(a[i0*lda+c:], lda, n-c, z[c:], d)
-			for k, dk := range d {
-				z[i0+k] -= dk
-			}
+			subDots(a[i0*lda+c:], lda, n-c, z[c:], z[i0:], d)
 		}
 		upperBlock(a, lda, z, i0, i0+8)
 	}
@@ -145,14 +148,8 @@ func trsvLN2(a []float64, lda int, z1, z2 []float64, d *[8]float64) {
 	lowerBlock(a, lda, z2, 0, i0)
 	for ; i0 < n; i0 += 8 {
 		if i0 > 0 {
-			tensorops.DotRows8(a[i0*lda:], lda, i0, z1, d)
-			for k, dk := range d {
-				z1[i0+k] -= dk
-			}
-			tensorops.DotRows8(a[i0*lda:], lda, i0, z2, d)
-			for k, dk := range d {
-				z2[i0+k] -= dk
-			}
+			subDots(a[i0*lda:], lda, i0, z1, z1[i0:], d)
+			subDots(a[i0*lda:], lda, i0, z2, z2[i0:], d)
 		}
 		lowerBlock(a, lda, z1, i0, i0+8)
 		lowerBlock(a, lda, z2, i0, i0+8)
@@ -167,14 +164,8 @@ func trsvUN2(a []float64, lda int, z1, z2 []float64, d *[8]float64) {
 	upperBlock(a, lda, z2, i1, n)
 	for i0 := i1 - 8; i0 >= 0; i0 -= 8 {
 		if c := i0 + 8; c < n {
-			tensorops.DotRows8(a[i0*lda+c:], lda, n-c, z1[c:], d)
-			for k, dk := range d {
-				z1[i0+k] -= dk
-			}
-			tensorops.DotRows8(a[i0*lda+c:], lda, n-c, z2[c:], d)
-			for k, dk := range d {
-				z2[i0+k] -= dk
-			}
+			subDots(a[i0*lda+c:], lda, n-c, z1[c:], z1[i0:], d)
+			subDots(a[i0*lda+c:], lda, n-c, z2[c:], z2[i0:], d)
 		}
 		upperBlock(a, lda, z1, i0, i0+8)
 		upperBlock(a, lda, z2, i0, i0+8)
