@@ -102,7 +102,12 @@ func (p *pool) work(k int) {
 			// Park, unless a job came in meanwhile: the caller raises
 			// seq before it reads state, the worker sets state before it
 			// reads seq again, so one of them sees the other's write.
-			pw.state.Store(parked)
+			// The sets are exchanges, not stores: Go's atomics are
+			// sequentially consistent, but qemu-user running arm64 code
+			// on x86 lets a load-acquire pass an earlier store-release,
+			// and a wake-up was lost (TestPoolHandshakes); an exchange is
+			// a full barrier on every CPU and emulator.
+			pw.state.Swap(parked)
 			if pw.seq.Load() == done && !p.closed.Load() {
 				<-pw.wake
 			}
@@ -112,7 +117,7 @@ func (p *pool) work(k int) {
 		done = s
 		pw.fault = runCaught(pw.job, k)
 		pw.job = nil
-		pw.fin.Store(s)
+		pw.fin.Swap(s)
 		if pw.waiting.Load() {
 			signal(pw.done)
 		}
@@ -153,8 +158,9 @@ func (p *pool) await(pw *poolWorker, s uint64) {
 			continue
 		}
 		// The worker raises fin before it reads waiting, the caller sets
-		// waiting before it reads fin again: one sees the other's write.
-		pw.waiting.Store(true)
+		// waiting before it reads fin again: one sees the other's write
+		// (both by exchanges, as in work).
+		pw.waiting.Swap(true)
 		for pw.fin.Load() != s {
 			<-pw.done
 		}
