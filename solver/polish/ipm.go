@@ -27,8 +27,12 @@ type ipWork struct {
 // x = w/1ᵀw. The normal equations have the size of the smaller player, so a
 // game with more rows than columns is solved as its transpose −Bᵀ. Each
 // iteration forms P·diag(z/u)·Pᵀ once (the cost: kk²·ll flops) and solves
-// it twice (Mehrotra's predictor and corrector).
-func (sw *subWork) interior(x, y []float64, b *matB, tol float64) {
+// it twice (Mehrotra's predictor and corrector). It reports whether the
+// best iterate's gap is within tol; where it is not, the method broke
+// down (a normal matrix not numerically positive definite), stalled for
+// five iterations or was canceled, and a run to a smaller tol would
+// repeat the same iterates to the same end.
+func (sw *subWork) interior(x, y []float64, b *matB, tol float64) (reached bool) {
 	k, l := b.k, b.l
 	ip := &sw.ip
 	kk, ll, trans := k, l, false
@@ -91,7 +95,7 @@ func (sw *subWork) interior(x, y []float64, b *matB, tol float64) {
 		} else {
 			stall++
 		}
-		if best <= tol || stall >= 5 {
+		if best <= tol || stall >= 5 || sw.canceled() {
 			break
 		}
 		// Residuals and the centering target.
@@ -165,6 +169,7 @@ func (sw *subWork) interior(x, y []float64, b *matB, tol float64) {
 			ip.s[i] += ap * ip.ds[i]
 		}
 	}
+	return best <= tol
 }
 
 // direction solves the Newton system for the residuals in ip.rp, ip.rd,

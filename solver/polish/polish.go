@@ -111,7 +111,10 @@ type Result struct {
 // at a time costs a pass and a solve per row.
 //
 // A canceled context returns the best pair so far with the context's error
-// (the uncertified start, Gap +Inf, if no pass finished).
+// (the uncertified start, Gap +Inf, if no pass finished). The subgame
+// solves watch it too: a deadline ends one within a simplex pivot, an
+// active-set round or an interior-point iteration (not within one
+// least-squares projection, up to a second at 1000 a side).
 func Polish(ctx context.Context, g Game, p, q []float64, opt *Options) (Result, error) {
 	start := time.Now()
 	var o Options
@@ -147,6 +150,9 @@ func Polish(ctx context.Context, g Game, p, q []float64, opt *Options) (Result, 
 	if sub == nil {
 		sub = new(Subgame)
 	}
+	// The subgame solves watch ctx too (a large one takes seconds).
+	sub.w.done = ctx.Done()
+	defer func() { sub.w.done = nil }()
 	target := o.RelGap * o.Scale
 
 	w := newWork(m, n)

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"testing"
+	"time"
 )
 
 func TestPolishFamilies(t *testing.T) {
@@ -96,6 +98,38 @@ func TestPolishCanceled(t *testing.T) {
 	res, err := Polish(ctx, &Dense{M: n, N: n, A: a}, p, q, nil)
 	if !errors.Is(err, context.Canceled) || res.Status != Canceled {
 		t.Fatalf("status %v, err %v", res.Status, err)
+	}
+}
+
+// TestPolishDeadline lets a deadline pass during a subgame solve of
+// seconds (a game of rank 2 plus noise 1e-6, whose crossover runs the
+// dual simplex to numerical trouble, then the interior point): Polish must
+// return at once, canceled, with its best certified pair. Before the
+// subgame solves watched the context, a 20 s time limit ended after 35 s.
+func TestPolishDeadline(t *testing.T) {
+	m, n := 800, 600
+	a := lowRankGame(m, n, 2, 1e-6, 11)
+	p, q := rmPlus(a, m, n, 30)
+	deadlines := []time.Duration{100 * time.Millisecond, time.Second} // in the simplex, in the interior point
+	if testing.Short() {
+		deadlines = deadlines[:1]
+	}
+	for _, d := range deadlines {
+		ctx, cancel := context.WithTimeout(context.Background(), d)
+		start := time.Now()
+		res, err := Polish(ctx, &Dense{M: m, N: n, A: a}, p, q, &Options{RelGap: 1e-9})
+		took := time.Since(start)
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) || res.Status != Canceled {
+			t.Fatalf("deadline %v: status %v, err %v after %v", d, res.Status, err, took)
+		}
+		if !testing.Short() && took > d+300*time.Millisecond {
+			t.Errorf("deadline %v: returned after %v", d, took)
+		}
+		lo, hi := gameGap(a, m, n, res.P, res.Q)
+		if !(res.Gap < math.Inf(1)) || math.Abs(hi-lo-res.Gap) > 1e-12*res.Gap+1e-15 {
+			t.Errorf("deadline %v: reported gap %.17g, the pair's %.17g", d, res.Gap, hi-lo)
+		}
 	}
 }
 

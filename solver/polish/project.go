@@ -69,5 +69,8 @@ func (w *subWork) project(b *matB, x, y []float64, tol float64) {
 		normalize(u)
 	}
 	correct(w.I, w.J, b.at, y, v)
+	if w.canceled() {
+		return
+	}
 	correct(w.J, w.I, func(j, i int) float64 { return b.at(i, j) }, x, v)
 }

@@ -23,21 +23,22 @@ import (
 // of y_j, so primal feasibility is the column player's half of an
 // equilibrium and dual feasibility the row player's.
 type spxWork struct {
-	n      int       // k+1
-	lu     []float64 // LU factors of the kernel K
-	cm     []float64 // C: the loose rows of the kernel's columns
-	kr, kc []int     // the kernel's rows and basis positions
-	lr, lc []int     // the loose rows and their slacks' positions
-	etaR   []int     // product-form updates since the factorization: pivot positions
-	etaA   []float64 // and the entering columns, n entries each
-	etaMax int       // the updates after which to refactor (etaLimit)
-	basis  []int     // variable at each basis position
-	pos    []int     // basis position of each variable, −1 if nonbasic
-	xb, xh []float64 // basic values and their perturbation
-	db, dh []float64 // reduced costs (all variables; 0 when basic) and their perturbation
-	alpha  []float64 // FTRAN of the entering column
-	rho    []float64 // row r of the basis inverse
-	arow   []float64 // pivot row over all variables
+	n      int             // k+1
+	done   <-chan struct{} // the solve's subWork.done
+	lu     []float64       // LU factors of the kernel K
+	cm     []float64       // C: the loose rows of the kernel's columns
+	kr, kc []int           // the kernel's rows and basis positions
+	lr, lc []int           // the loose rows and their slacks' positions
+	etaR   []int           // product-form updates since the factorization: pivot positions
+	etaA   []float64       // and the entering columns, n entries each
+	etaMax int             // the updates after which to refactor (etaLimit)
+	basis  []int           // variable at each basis position
+	pos    []int           // basis position of each variable, −1 if nonbasic
+	xb, xh []float64       // basic values and their perturbation
+	db, dh []float64       // reduced costs (all variables; 0 when basic) and their perturbation
+	alpha  []float64       // FTRAN of the entering column
+	rho    []float64       // row r of the basis inverse
+	arow   []float64       // pivot row over all variables
 	col    []float64
 	unit   []float64 // a unit vector for BTRAN, kept zero
 	zk     []float64 // kernel-sized scratch
@@ -147,6 +148,7 @@ func (w *subWork) simplex(b *matB, I, J []int, i0 int, warm bool, maxPivots int)
 	// that panicked while shifted (a lent matrix's memory fault,
 	// recovered by the caller) must not leave its shifts to the next.
 	sw.shifted = false
+	sw.done = w.done
 	if !w.crash(b, I, J) {
 		return 0, false
 	}
@@ -357,7 +359,7 @@ func (w *subWork) parametric(b *matB, maxPivots int, ptol, dtol float64) (pivots
 		if r < 0 && q < 0 {
 			return pivots, true // optimal at μ = 0
 		}
-		if pivots >= maxPivots {
+		if pivots >= maxPivots || isClosed(sw.done) {
 			return pivots, false
 		}
 		mu = best
@@ -971,7 +973,7 @@ func (sw *spxWork) dual(b *matB, maxPivots int, ptol, dtol float64) (pivots int,
 		if r < 0 {
 			return pivots, true
 		}
-		if pivots >= maxPivots {
+		if pivots >= maxPivots || isClosed(sw.done) {
 			return pivots, false
 		}
 		sw.pivotRow(b, r)
