@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,6 +36,32 @@ func TestVerify(t *testing.T) {
 	}
 	if code, stdout, _ := gpump(t, "verify", a, npz, "--rel-gap", "0.5"); code != exitOK || !strings.Contains(stdout, ": holds") {
 		t.Errorf("--rel-gap 0.5: exit %d, %s", code, stdout)
+	}
+	// A result that did not converge claims its gap: one reported a few
+	// ulps below the exact gap (as a float64 sum can be) holds, one 10 %
+	// below does not.
+	var r map[string]any
+	data, err := os.ReadFile(res)
+	if err != nil || json.Unmarshal(data, &r) != nil {
+		t.Fatalf("reading %s: %v", res, err)
+	}
+	r["status"] = "iteration_limit"
+	for _, tc := range []struct {
+		gap  float64
+		code int
+	}{
+		{math.Nextafter(math.Nextafter(v.Gap[0], 0), 0), exitOK},
+		{0.9 * v.Gap[0], exitClaimFails},
+	} {
+		r["gap"] = tc.gap
+		data, _ := json.Marshal(r)
+		low := filepath.Join(dir, "low.json")
+		if err := os.WriteFile(low, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if code, stdout, stderr := gpump(t, "verify", a, low); code != tc.code || !strings.Contains(stdout, "low.json's gap") {
+			t.Errorf("not converged, gap %.17g of the exact [%.17g, %.17g]: exit %d, want %d; %s %s", tc.gap, v.Gap[0], v.Gap[1], code, tc.code, stdout, stderr)
+		}
 	}
 	if code, stdout, _ := gpump(t, "verify", a, npz); code != exitOK || !strings.Contains(stdout, "claim       none") {
 		t.Errorf("archive without a claim: exit %d, %s", code, stdout)
