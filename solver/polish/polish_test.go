@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 	"time"
 )
@@ -110,26 +111,43 @@ func TestPolishDeadline(t *testing.T) {
 	m, n := 800, 600
 	a := lowRankGame(m, n, 2, 1e-6, 11)
 	p, q := rmPlus(a, m, n, 30)
-	deadlines := []time.Duration{100 * time.Millisecond, time.Second} // in the simplex, in the interior point
-	if testing.Short() {
-		deadlines = deadlines[:1]
+	const d = 100 * time.Millisecond // in the simplex's pivots (they run for seconds)
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	start := time.Now()
+	res, err := Polish(ctx, &Dense{M: m, N: n, A: a}, p, q, &Options{RelGap: 1e-9})
+	took := time.Since(start)
+	if !errors.Is(err, context.DeadlineExceeded) || res.Status != Canceled {
+		t.Fatalf("status %v, err %v after %v", res.Status, err, took)
 	}
-	for _, d := range deadlines {
-		ctx, cancel := context.WithTimeout(context.Background(), d)
-		start := time.Now()
-		res, err := Polish(ctx, &Dense{M: m, N: n, A: a}, p, q, &Options{RelGap: 1e-9})
-		took := time.Since(start)
-		cancel()
-		if !errors.Is(err, context.DeadlineExceeded) || res.Status != Canceled {
-			t.Fatalf("deadline %v: status %v, err %v after %v", d, res.Status, err, took)
-		}
-		if !testing.Short() && took > d+300*time.Millisecond {
-			t.Errorf("deadline %v: returned after %v", d, took)
-		}
-		lo, hi := gameGap(a, m, n, res.P, res.Q)
-		if !(res.Gap < math.Inf(1)) || math.Abs(hi-lo-res.Gap) > 1e-12*res.Gap+1e-15 {
-			t.Errorf("deadline %v: reported gap %.17g, the pair's %.17g", d, res.Gap, hi-lo)
-		}
+	if !testing.Short() && took > d+300*time.Millisecond {
+		t.Errorf("deadline %v: returned after %v", d, took)
+	}
+	lo, hi := gameGap(a, m, n, res.P, res.Q)
+	if !(res.Gap < math.Inf(1)) || math.Abs(hi-lo-res.Gap) > 1e-12*res.Gap+1e-15 {
+		t.Errorf("reported gap %.17g, the pair's %.17g", res.Gap, hi-lo)
+	}
+}
+
+// TestSubgameCanceled solves with the context already done: no pivot, no
+// active-set round and no interior point runs, and the guess comes back,
+// inexact.
+func TestSubgameCanceled(t *testing.T) {
+	const k, l = 300, 200
+	a := lowRankGame(k, l, 2, 1e-6, 12)
+	x, y := rmPlus(a, k, l, 30)
+	done := make(chan struct{})
+	close(done)
+	var s Subgame
+	s.w.done = done
+	res, err := s.Solve(slices.Clone(x), slices.Clone(y), a, k, l)
+	if !errors.Is(err, ErrInexact) || res.Pivots != 0 || res.Rounds != 0 || res.Interior {
+		t.Errorf("canceled: err %v, %+v", err, res)
+	}
+	// Not canceled, the same solve pivots.
+	s.w.done = nil
+	if res, _ := s.Solve(x, y, a, k, l); res.Pivots == 0 {
+		t.Errorf("not canceled: %+v", res)
 	}
 }
 
