@@ -143,7 +143,10 @@ func verifyAction(c *cli.Context, o *verifyOptions) error {
 	case cl.gap != nil:
 		claim = new(big.Rat).SetFloat64(*cl.gap)
 		claim.Add(claim, new(big.Rat).SetFloat64(2*cl.bound))
-		claim.Add(claim, new(big.Rat).SetFloat64(sumsBound(m, n, b.MaxAbs)))
+		// The gap is a float64 sum, a few ulps below the exact gap about
+		// half the time (1.2e-17 below on a 1200×900 game, whose bound
+		// is 5.8e-12): the claim allows for that sum's rounding.
+		claim.Add(claim, new(big.Rat).SetFloat64(certify.FloatGapBound(m, n, b.MaxAbs)))
 		out.ClaimSource = result + "'s gap, plus its float64 sums' rounding"
 	}
 	var v certify.Verdict
@@ -195,23 +198,6 @@ func writeVerdict(w io.Writer, v *verdict) {
 		word = "does not hold"
 	}
 	fmt.Fprintf(w, "claim       gap ≤ %.6g (relative %.3g, from %s): %s, decided %s\n", *v.Claim, rel(*v.Claim), v.ClaimSource, word, how)
-}
-
-// sumsBound bounds how far the gap a solver computes in float64 for a
-// pair of an m×n game, max_i (Aq)_i − min_j (Aᵀp)_j with p and q
-// normalized in float64, can lie from the normalized pair's exact gap:
-// each product is a sum of n (or m) terms, off by at most γ_n·max|A| in
-// any order of summation (γ_k = k·2⁻⁵³/(1 − k·2⁻⁵³)), and a strategy
-// that sums to 1 only within γ_n moves it by as much again. A result
-// that did not converge claims its gap, widened by this: its reported gap
-// is such a sum and lies a few ulps below the exact gap about half the
-// time (1.2e-17 below on a 1200×900 game whose bound is 5.8e-12).
-func sumsBound(m, n int, maxAbs float64) float64 {
-	gamma := func(k int) float64 {
-		ku := float64(k) * 0x1p-53
-		return ku / (1 - ku)
-	}
-	return 2 * (gamma(m) + gamma(n)) * maxAbs * (1 + 0x1p-50)
 }
 
 // resultClaim is what a result claims: the relative gap target it

@@ -178,6 +178,17 @@ func twoSum(s, x float64) (t, e float64) {
 // gamma returns γ_n = nu/(1 − nu).
 func gamma(n int) float64 { return float64(n) * u / (1 - float64(n)*u) }
 
+// FloatGapBound bounds how far a gap computed in plain float64 for a pair
+// of an m×n game of entries up to maxAbs, max_i (Aq)_i − min_j (Aᵀp)_j
+// with p and q normalized in float64, can lie from the normalized pair's
+// exact gap: each product is a sum of n (or m) terms, off by at most
+// γ_n·maxAbs in any order of summation, and a strategy that sums to 1
+// only within γ_n moves it by as much again: 2(γ_m + γ_n)·maxAbs, rounded
+// up.
+func FloatGapBound(m, n int, maxAbs float64) float64 {
+	return 2 * (gamma(m) + gamma(n)) * maxAbs * (1 + 4*u)
+}
+
 // dotInterval encloses the exact dot product whose Dot2 result is r, with
 // abs = fl(Σ|x_k|y_k) over n terms (see the package comment).
 func dotInterval(r, abs float64, n int) (Interval, error) {

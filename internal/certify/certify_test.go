@@ -207,3 +207,68 @@ func TestDecideRat(t *testing.T) {
 		t.Error("claim -1/3: no error")
 	}
 }
+
+// TestFloatGapBound computes gaps in plain float64 (normalized strategies,
+// sums in three orders) and checks that each is within FloatGapBound of
+// the exact gap, on games of several shapes, scales and seeds.
+func TestFloatGapBound(t *testing.T) {
+	for _, tc := range []struct {
+		m, n  int
+		scale float64
+	}{{3, 2, 1}, {60, 40, 1e-8}, {300, 200, 12.5}, {40, 900, 1e8}, {700, 30, 3.7}} {
+		r := rand.New(rand.NewPCG(uint64(tc.m), uint64(tc.n)))
+		a := make([]float64, tc.m*tc.n)
+		for k := range a {
+			a[k] = tc.scale * r.NormFloat64()
+		}
+		p, q := make([]float64, tc.m), make([]float64, tc.n)
+		for _, v := range [][]float64{p, q} {
+			var s float64
+			for k := range v {
+				v[k] = r.Float64() * r.Float64()
+				s += v[k]
+			}
+			for k := range v {
+				v[k] /= s
+			}
+		}
+		b, err := Check(&Dense{M: tc.m, N: tc.n, Data: a}, p, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		exact := b.ExactGap()
+		bound := FloatGapBound(tc.m, tc.n, b.MaxAbs)
+		for order := range 3 {
+			sum := func(n int, term func(k int) float64) float64 {
+				var s float64
+				switch order {
+				case 0:
+					for k := range n {
+						s += term(k)
+					}
+				case 1:
+					for k := n - 1; k >= 0; k-- {
+						s += term(k)
+					}
+				default:
+					for k := range n {
+						s = math.FMA(1, term(k), s)
+					}
+				}
+				return s
+			}
+			hi, lo := math.Inf(-1), math.Inf(1)
+			for i := range tc.m {
+				hi = math.Max(hi, sum(tc.n, func(j int) float64 { return a[i*tc.n+j] * q[j] }))
+			}
+			for j := range tc.n {
+				lo = math.Min(lo, sum(tc.m, func(i int) float64 { return a[i*tc.n+j] * p[i] }))
+			}
+			diff := new(big.Rat).Sub(new(big.Rat).SetFloat64(hi-lo), exact)
+			d, _ := diff.Float64()
+			if math.Abs(d) > bound {
+				t.Errorf("%d×%d ×%g, order %d: float gap %.17g off the exact by %.3g, bound %.3g", tc.m, tc.n, tc.scale, order, hi-lo, d, bound)
+			}
+		}
+	}
+}
